@@ -1,0 +1,31 @@
+/**
+ * The storage port for API keys. Only digests are stored; a key is found by
+ * its digest, never by comparing secrets.
+ *
+ * @since 1.0.0
+ */
+import type { Effect, Option } from "effect"
+import { Context } from "effect"
+import type { ApiKey } from "./ApiKey.js"
+import type { StoreError } from "./StoreError.js"
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface ApiKeyStoreService {
+  /** Stores a key. Inserting a digest that is already stored leaves the store unchanged and returns the stored key. */
+  readonly insert: (key: ApiKey) => Effect.Effect<ApiKey, StoreError>
+  /** The key with this digest, if any (revoked keys included). */
+  readonly findByDigest: (digest: string) => Effect.Effect<Option.Option<ApiKey>, StoreError>
+  /** Every key, revoked ones included, oldest first. */
+  readonly list: Effect.Effect<ReadonlyArray<ApiKey>, StoreError>
+  /** Marks the key revoked at `at`; `None` when no key has this id. A revoked key stays revoked (its first `revokedAt` is kept). */
+  readonly revoke: (id: string, at: Date) => Effect.Effect<Option.Option<ApiKey>, StoreError>
+}
+
+/**
+ * @since 1.0.0
+ * @category tags
+ */
+export class ApiKeyStore extends Context.Tag("@animal-store/core/ApiKeyStore")<ApiKeyStore, ApiKeyStoreService>() {}

@@ -1,0 +1,93 @@
+/**
+ * The three operations of the interface, `listPets`, `createPet` and
+ * `getPet`, as one service. Each takes untrusted input and validates it here,
+ * so every adapter validates the same way.
+ *
+ * These are the trusted calls: no credential, no rate limit. For calls on
+ * behalf of a client, see `GuardedPetOperations`.
+ *
+ * @since 1.0.0
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import type { InvalidRequest } from "./ApiError.js"
+import { PetNotFound } from "./ApiError.js"
+import type { PetPage } from "./ListPetsQuery.js"
+import { encodeCursor, ListPetsQuery } from "./ListPetsQuery.js"
+import type { Pet } from "./Pet.js"
+import { NewPet, PetIdInput } from "./Pet.js"
+import { PetRepository } from "./PetRepository.js"
+import type { StoreError } from "./StoreError.js"
+import { decodeInput } from "./internal/decode.js"
+
+/**
+ * The names of the operations, as the interface calls them.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type OperationName = "listPets" | "createPet" | "getPet"
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface PetOperationsService {
+  /** Lists animals; `query` is `{limit?, status?, cursor?}` with `limit` a number or a decimal string. */
+  readonly listPets: (query: unknown) => Effect.Effect<PetPage, InvalidRequest | StoreError>
+  /** Adds an animal from a `NewPet` body. */
+  readonly createPet: (body: unknown) => Effect.Effect<Pet, InvalidRequest | StoreError>
+  /** Reads one animal; `id` is a number or a decimal string. */
+  readonly getPet: (id: unknown) => Effect.Effect<Pet, InvalidRequest | PetNotFound | StoreError>
+}
+
+/**
+ * @since 1.0.0
+ * @category tags
+ */
+export class PetOperations extends Context.Tag("@animal-store/core/PetOperations")<
+  PetOperations,
+  PetOperationsService
+>() {}
+
+const decodeQuery = decodeInput(ListPetsQuery, "query")
+const decodeNewPet = decodeInput(NewPet, "pet")
+const decodePetId = decodeInput(PetIdInput, "pet id")
+
+/**
+ * Builds the operations on a `PetRepository`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make: Effect.Effect<PetOperationsService, never, PetRepository> = Effect.gen(function*() {
+  const repository = yield* PetRepository
+  return {
+    listPets: (input) =>
+      Effect.gen(function*() {
+        const query = yield* decodeQuery(input)
+        const found = yield* repository.list({ status: query.status, afterId: query.cursor, limit: query.limit + 1 })
+        const pets = found.length > query.limit ? found.slice(0, query.limit) : found
+        const last = pets[pets.length - 1]
+        return {
+          pets,
+          nextCursor: found.length > query.limit && last !== undefined ? encodeCursor(last.id) : undefined
+        }
+      }),
+    createPet: (body) => Effect.flatMap(decodeNewPet(body), repository.insert),
+    getPet: (input) =>
+      Effect.flatMap(decodePetId(input), (id) =>
+        Effect.flatMap(
+          repository.findById(id),
+          Option.match({
+            onNone: () => Effect.fail(new PetNotFound({ id })),
+            onSome: Effect.succeed
+          })
+        ))
+  }
+})
+
+/**
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer: Layer.Layer<PetOperations, never, PetRepository> = Layer.effect(PetOperations, make)

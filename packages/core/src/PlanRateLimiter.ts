@@ -1,0 +1,73 @@
+/**
+ * The rate limits of decisions.md: two fixed UTC windows per key (minute and
+ * day) from its plan, the per-address limit for requests without a valid key,
+ * and the ban of keys that go on after being refused.
+ *
+ * @since 1.0.0
+ */
+import type { Effect } from "effect"
+import { Context } from "effect"
+import type { Principal } from "./ApiKey.js"
+import type { StoreError } from "./StoreError.js"
+
+/**
+ * What is limited: an authenticated key, or a client address without one.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type RateLimitSubject =
+  | { readonly _tag: "Key"; readonly principal: Principal }
+  | { readonly _tag: "Address"; readonly address: string }
+
+/**
+ * One window as reported to the client.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface RateLimitWindow {
+  readonly name: "minute" | "day"
+  /** Length of the window in seconds (60 or 86400). */
+  readonly seconds: number
+  readonly limit: number
+  /** Requests left in the window, counting the current one. */
+  readonly remaining: number
+  /** Unix seconds at which the window resets. */
+  readonly reset: number
+}
+
+/**
+ * The outcome of one request at the limiter.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface RateLimitDecision {
+  /** `Accepted`, `RateLimited` (a window is full) or `Banned`. */
+  readonly outcome: "Accepted" | "RateLimited" | "Banned"
+  /** The window to report in `X-RateLimit-*`: fewest remaining; on a tie the later reset. */
+  readonly reported: RateLimitWindow
+  /** Every window in force, for the `RateLimit` and `RateLimit-Policy` fields. */
+  readonly windows: ReadonlyArray<RateLimitWindow>
+  /** When refused: whole seconds, rounded up, until a request would be accepted. */
+  readonly retryAfter: number | undefined
+}
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface PlanRateLimiterService {
+  /** Checks and counts one request of `subject` at the current `Clock` time, atomically in the store. */
+  readonly check: (subject: RateLimitSubject) => Effect.Effect<RateLimitDecision, StoreError>
+}
+
+/**
+ * @since 1.0.0
+ * @category tags
+ */
+export class PlanRateLimiter extends Context.Tag("@animal-store/core/PlanRateLimiter")<
+  PlanRateLimiter,
+  PlanRateLimiterService
+>() {}

@@ -1,0 +1,56 @@
+/**
+ * The storage port for rate-limit counters and bans. Its one operation
+ * reads and replaces the state of one subject atomically, so every process
+ * sharing a store agrees; the rules themselves live in `PlanRateLimiter`.
+ *
+ * @since 1.0.0
+ */
+import type { Effect } from "effect"
+import { Context } from "effect"
+import type { StoreError } from "./StoreError.js"
+
+/**
+ * The counters of one subject (an API key or a client address). Instants are
+ * Unix epoch milliseconds.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface RateLimitState {
+  /** Start of the UTC minute `minuteCount` counts in. */
+  readonly minuteStart: number
+  readonly minuteCount: number
+  /** Start of the UTC day `dayCount` counts in. */
+  readonly dayStart: number
+  readonly dayCount: number
+  /** Refused requests since the subject was last accepted. */
+  readonly refusedCount: number
+  /** End of the current ban, or 0 when none was ever started. */
+  readonly bannedUntil: number
+}
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface RateLimitStoreService {
+  /**
+   * Runs `f` on the subject's state (`undefined` when it has none) and stores
+   * the state it returns, as one atomic step: no other `modify` of the same
+   * subject, in this process or another sharing the store, interleaves.
+   * `f` must be pure: a store may run it more than once.
+   */
+  readonly modify: <A>(
+    subject: string,
+    f: (state: RateLimitState | undefined) => readonly [A, RateLimitState]
+  ) => Effect.Effect<A, StoreError>
+}
+
+/**
+ * @since 1.0.0
+ * @category tags
+ */
+export class RateLimitStore extends Context.Tag("@animal-store/core/RateLimitStore")<
+  RateLimitStore,
+  RateLimitStoreService
+>() {}

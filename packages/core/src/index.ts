@@ -1,0 +1,18 @@
+/**
+ * @since 1.0.0
+ */
+export * as AccessConfig from "./AccessConfig.js"
+export * as ApiError from "./ApiError.js"
+export * as ApiKey from "./ApiKey.js"
+export * as ApiKeyAuth from "./ApiKeyAuth.js"
+export * as ApiKeyStore from "./ApiKeyStore.js"
+export * as DeprecationPolicy from "./DeprecationPolicy.js"
+export * as GuardedPetOperations from "./GuardedPetOperations.js"
+export * as ListPetsQuery from "./ListPetsQuery.js"
+export * as Pet from "./Pet.js"
+export * as PetOperations from "./PetOperations.js"
+export * as PetRepository from "./PetRepository.js"
+export * as Plan from "./Plan.js"
+export * as PlanRateLimiter from "./PlanRateLimiter.js"
+export * as RateLimitStore from "./RateLimitStore.js"
+export * as StoreError from "./StoreError.js"

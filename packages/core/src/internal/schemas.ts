@@ -1,0 +1,45 @@
+import { ParseResult, Schema } from "effect"
+
+/** @internal */
+export const maxId = Number.MAX_SAFE_INTEGER
+
+/** @internal */
+export const PositiveSafeInt = Schema.Number.pipe(
+  Schema.filter(
+    (n) => (Number.isSafeInteger(n) && n >= 1) || `must be an integer from 1 to ${maxId}`,
+    { identifier: "PositiveSafeInt", jsonSchema: { type: "integer", minimum: 1, maximum: maxId } }
+  )
+)
+
+const decimal = /^[0-9]+$/
+
+/**
+ * Strict decimal integer strings: no sign, no exponent, no white space.
+ * @internal
+ */
+export const IntFromString = Schema.transformOrFail(Schema.String, Schema.Number, {
+  strict: true,
+  decode: (s, _, ast) =>
+    decimal.test(s) && s.length <= 20
+      ? ParseResult.succeed(Number(s))
+      : ParseResult.fail(new ParseResult.Type(ast, s, "must be a positive decimal integer")),
+  encode: (n) => ParseResult.succeed(String(n))
+})
+
+/** @internal */
+export const PositiveSafeIntFromString = Schema.compose(IntFromString, PositiveSafeInt)
+
+/**
+ * A number, or a strict decimal integer string (as in a path or a query string).
+ * @internal
+ */
+export const NumberOrIntString = Schema.transformOrFail(Schema.Unknown, Schema.Number, {
+  strict: true,
+  decode: (u, _, ast) =>
+    typeof u === "number"
+      ? ParseResult.succeed(u)
+      : typeof u === "string" && decimal.test(u) && u.length <= 20
+      ? ParseResult.succeed(Number(u))
+      : ParseResult.fail(new ParseResult.Type(ast, u, "must be a positive decimal integer")),
+  encode: ParseResult.succeed
+})
