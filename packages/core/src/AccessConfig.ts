@@ -4,7 +4,8 @@
  *
  * @since 1.0.0
  */
-import { Context } from "effect"
+import type { ConfigError } from "effect"
+import { Config, Context, Layer } from "effect"
 import type { Environment } from "./ApiKey.js"
 
 /**
@@ -38,3 +39,44 @@ export const defaults: AccessSettings = {
  * @category tags
  */
 export class AccessConfig extends Context.Tag("@animal-store/core/AccessConfig")<AccessConfig, AccessSettings>() {}
+
+/**
+ * A layer of the given settings, the others taken from `defaults`.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer = (settings?: Partial<AccessSettings>): Layer.Layer<AccessConfig> =>
+  Layer.succeed(AccessConfig, { ...defaults, ...settings })
+
+const positiveInteger = (name: string, fallback: number): Config.Config<number> =>
+  Config.integer(name).pipe(
+    Config.validate({ message: "Expected a positive integer", validation: (n) => n >= 1 && Number.isSafeInteger(n) }),
+    Config.withDefault(fallback)
+  )
+
+/**
+ * The settings from configuration: `ANIMAL_STORE_ENV` (`production` or
+ * `staging`), `ANIMAL_STORE_BAN_AFTER`, `ANIMAL_STORE_BAN_SECONDS` and
+ * `ANIMAL_STORE_ANONYMOUS_PER_MINUTE` (positive integers), each defaulting
+ * to `defaults`.
+ *
+ * @since 1.0.0
+ * @category config
+ */
+export const config: Config.Config<AccessSettings> = Config.all({
+  environment: Config.literal("production", "staging")("ANIMAL_STORE_ENV").pipe(
+    Config.withDefault(defaults.environment)
+  ),
+  banAfter: positiveInteger("ANIMAL_STORE_BAN_AFTER", defaults.banAfter),
+  banSeconds: positiveInteger("ANIMAL_STORE_BAN_SECONDS", defaults.banSeconds),
+  anonymousPerMinute: positiveInteger("ANIMAL_STORE_ANONYMOUS_PER_MINUTE", defaults.anonymousPerMinute)
+})
+
+/**
+ * The settings read with `config` from the `ConfigProvider`.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerConfig: Layer.Layer<AccessConfig, ConfigError.ConfigError> = Layer.effect(AccessConfig, config)

@@ -6,12 +6,23 @@
  *
  * @since 1.0.0
  */
-import type { Effect, Option, Redacted } from "effect"
-import { Context } from "effect"
-import type { InvalidRequest, Unauthorized } from "./ApiError.js"
-import type { ApiKey, Environment, Principal } from "./ApiKey.js"
-import type { Plan, PlanLimits } from "./Plan.js"
+import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { AccessConfig } from "./AccessConfig.js"
+import { InvalidRequest, Unauthorized } from "./ApiError.js"
+import type { UnauthorizedReason } from "./ApiError.js"
+import { ApiKey, Environment } from "./ApiKey.js"
+import type { Principal } from "./ApiKey.js"
+import { ApiKeyStore } from "./ApiKeyStore.js"
+import { limitsByPlan, Plan, PlanLimits } from "./Plan.js"
 import type { StoreError } from "./StoreError.js"
+import {
+  digestOf,
+  displayPrefixOf,
+  environmentOf,
+  generateKeyId,
+  generateSecret
+} from "./internal/apiKeySecret.js"
+import { decodeInput } from "./internal/decode.js"
 
 /**
  * What to issue: a plan, with limits when it is `enterprise`, and the
@@ -62,3 +73,121 @@ export interface ApiKeyAuthService {
  * @category tags
  */
 export class ApiKeyAuth extends Context.Tag("@animal-store/core/ApiKeyAuth")<ApiKeyAuth, ApiKeyAuthService>() {}
+
+const decodeIssueOptions = decodeInput(
+  Schema.Struct({
+    plan: Plan,
+    limits: Schema.optional(PlanLimits),
+    environment: Schema.optional(Environment)
+  }),
+  "key options"
+)
+
+const invalid = (what: string, path: string, message: string) =>
+  Effect.fail(new InvalidRequest({ message: `Invalid ${what}: ${path} ${message}`, details: [{ path, message }] }))
+
+interface Options {
+  readonly plan: Plan
+  readonly limits: PlanLimits
+  readonly environment: Environment
+}
+
+/** The plan, its limits and the key's environment, or why the options are refused. */
+const resolveOptions = (options: IssueOptions, served: Environment): Effect.Effect<Options, InvalidRequest> =>
+  Effect.flatMap(decodeIssueOptions(options), ({ environment, limits, plan }): Effect.Effect<Options, InvalidRequest> =>
+    plan === "enterprise"
+      ? limits === undefined
+        ? invalid("key options", "limits", "are required for an enterprise key (per minute and per day)")
+        : Effect.succeed({ plan, limits, environment: environment ?? served })
+      : limits !== undefined
+      ? invalid("key options", "limits", `are set only for enterprise keys; a ${plan} key has its plan's limits`)
+      : Effect.succeed({ plan, limits: limitsByPlan[plan], environment: environment ?? served }))
+
+const principalOf = (key: ApiKey): Principal => ({
+  keyId: key.id,
+  plan: key.plan,
+  limits: key.limits,
+  environment: key.environment
+})
+
+/**
+ * Builds the service on an `ApiKeyStore`. Keys of another environment than
+ * `AccessConfig.environment` are refused as `wrong_environment`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessConfig> = Effect.gen(function*() {
+  const store = yield* ApiKeyStore
+  const { environment: served } = yield* AccessConfig
+
+  const unauthorized = (reason: UnauthorizedReason) => Effect.fail(new Unauthorized({ reason }))
+
+  const insert = (secret: string, { environment, limits, plan }: Options) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const id = yield* Effect.sync(generateKeyId)
+      return yield* store.insert(
+        new ApiKey({
+          id,
+          prefix: displayPrefixOf(secret, environment),
+          digest: digestOf(secret),
+          plan,
+          limits,
+          environment,
+          createdAt: new Date(now),
+          revokedAt: Option.none()
+        })
+      )
+    })
+
+  return {
+    authenticate: (credential) => {
+      if (credential === undefined) return unauthorized("missing")
+      if (environmentOf(credential) === undefined) return unauthorized("malformed")
+      return Effect.flatMap(
+        store.findByDigest(digestOf(credential)),
+        Option.match({
+          onNone: () => unauthorized("unknown"),
+          onSome: (key) =>
+            Option.isSome(key.revokedAt)
+              ? unauthorized("revoked")
+              : key.environment !== served
+              ? unauthorized("wrong_environment")
+              : Effect.succeed(principalOf(key))
+        })
+      )
+    },
+    issue: (options) =>
+      Effect.gen(function*() {
+        const resolved = yield* resolveOptions(options, served)
+        const secret = yield* Effect.sync(() => generateSecret(resolved.environment))
+        const key = yield* insert(secret, resolved)
+        return { key, secret: Redacted.make(secret) }
+      }),
+    provision: (secret, options) => {
+      const value = Redacted.value(secret)
+      const environment = environmentOf(value)
+      const expected = options.environment ?? served
+      if (environment === undefined) {
+        return invalid("API key", "key", "must be ask_live_ or ask_test_ followed by at least 16 of [A-Za-z0-9_-]")
+      }
+      if (environment !== expected) {
+        return invalid(
+          "API key",
+          "key",
+          `${displayPrefixOf(value, environment)}... is a ${environment} key, but the environment is ${expected}`
+        )
+      }
+      return Effect.flatMap(resolveOptions(options, expected), (resolved) => insert(value, resolved))
+    },
+    list: store.list,
+    revoke: (id) => Effect.flatMap(Clock.currentTimeMillis, (now) => store.revoke(id, new Date(now)))
+  }
+})
+
+/**
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer: Layer.Layer<ApiKeyAuth, never, ApiKeyStore | AccessConfig> = Layer.effect(ApiKeyAuth, make)

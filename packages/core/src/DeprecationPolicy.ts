@@ -5,9 +5,8 @@
  *
  * @since 1.0.0
  */
-import type { Effect } from "effect"
-import { Context } from "effect"
-import type { Gone } from "./ApiError.js"
+import { Clock, Context, Effect, Layer } from "effect"
+import { Gone } from "./ApiError.js"
 import type { OperationName } from "./PetOperations.js"
 
 /**
@@ -44,3 +43,66 @@ export class DeprecationPolicy extends Context.Tag("@animal-store/core/Deprecati
   DeprecationPolicy,
   DeprecationPolicyService
 >() {}
+
+/**
+ * The deprecations of the interface: `getPet`, deprecated since
+ * 2025-01-01T00:00:00Z, sunset 2030-12-05T00:00:00Z, replaced by `listPets`
+ * (`GET /pets` with the `status` filter).
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const deprecations: ReadonlyArray<Deprecation> = [
+  {
+    operation: "getPet",
+    deprecatedAt: new Date("2025-01-01T00:00:00Z"),
+    sunset: new Date("2030-12-05T00:00:00Z"),
+    successor: { operation: "listPets", path: "/pets" }
+  }
+]
+
+/**
+ * A policy of the given deprecations, reading the time from `Clock`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = (entries: ReadonlyArray<Deprecation>): DeprecationPolicyService => {
+  const forOperation = (operation: OperationName) => entries.find((entry) => entry.operation === operation)
+  return {
+    forOperation,
+    check: (operation) => {
+      const deprecation = forOperation(operation)
+      if (deprecation === undefined) return Effect.succeed(undefined)
+      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        now >= deprecation.sunset.getTime()
+          ? Effect.fail(new Gone({ operation, sunset: deprecation.sunset }))
+          : Effect.succeed(deprecation))
+    }
+  }
+}
+
+/**
+ * The policy of the interface's `deprecations`.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer: Layer.Layer<DeprecationPolicy> = Layer.succeed(DeprecationPolicy, make(deprecations))
+
+/**
+ * The response headers of a deprecated operation: `Deprecation` (RFC 9745,
+ * `@<unix seconds>`), `Sunset` (RFC 8594, an IMF-fixdate) and `Link` to the
+ * successor under `basePath` (the version segment, `/v1` by default).
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const headers = (
+  deprecation: Deprecation,
+  basePath = "/v1"
+): { readonly Deprecation: string; readonly Sunset: string; readonly Link: string } => ({
+  Deprecation: `@${Math.floor(deprecation.deprecatedAt.getTime() / 1000)}`,
+  Sunset: deprecation.sunset.toUTCString(),
+  Link: `<${basePath}${deprecation.successor.path}>; rel="successor-version"`
+})

@@ -7,15 +7,19 @@
  *
  * @since 1.0.0
  */
-import type { Effect } from "effect"
-import { Context, Data } from "effect"
+import { Context, Data, Effect, Either, Layer } from "effect"
 import type { ApiError } from "./ApiError.js"
+import { ApiKeyBanned, RateLimited } from "./ApiError.js"
 import type { Principal } from "./ApiKey.js"
+import { ApiKeyAuth } from "./ApiKeyAuth.js"
 import type { Deprecation } from "./DeprecationPolicy.js"
+import { DeprecationPolicy } from "./DeprecationPolicy.js"
 import type { PetPage } from "./ListPetsQuery.js"
 import type { Pet } from "./Pet.js"
 import type { OperationName } from "./PetOperations.js"
+import { PetOperations } from "./PetOperations.js"
 import type { RateLimitDecision } from "./PlanRateLimiter.js"
+import { PlanRateLimiter } from "./PlanRateLimiter.js"
 import type { StoreError } from "./StoreError.js"
 
 /**
@@ -101,3 +105,96 @@ export class GuardedPetOperations extends Context.Tag("@animal-store/core/Guarde
   GuardedPetOperations,
   GuardedPetOperationsService
 >() {}
+
+/** The failure of a refused decision; `undefined` when it is accepted. */
+const refusal = (decision: RateLimitDecision): RateLimited | ApiKeyBanned | undefined => {
+  const retryAfter = decision.retryAfter ?? 0
+  switch (decision.outcome) {
+    case "Accepted":
+      return undefined
+    case "RateLimited":
+      return new RateLimited({ retryAfter })
+    case "Banned":
+      return new ApiKeyBanned({ retryAfter })
+  }
+}
+
+/**
+ * Builds the guarded operations. The order of the checks is: authenticate
+ * (without a valid key, the per-address limit, then 401 for an operation),
+ * ban and rate limits of the key, deprecation, then the operation. Every
+ * result of an operation carries its deprecation, and every result carries
+ * the rate-limit decision that was reached.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make: Effect.Effect<
+  GuardedPetOperationsService,
+  never,
+  PetOperations | ApiKeyAuth | PlanRateLimiter | DeprecationPolicy
+> = Effect.gen(function*() {
+  const operations = yield* PetOperations
+  const auth = yield* ApiKeyAuth
+  const limiter = yield* PlanRateLimiter
+  const policy = yield* DeprecationPolicy
+
+  const admit = (
+    request: ClientRequest,
+    operation: OperationName | undefined
+  ): Effect.Effect<Admission, GuardedFailure> => {
+    const deprecation = operation === undefined ? undefined : policy.forOperation(operation)
+    const metaOf = (rateLimit: RateLimitDecision | undefined): ResponseMeta => ({ rateLimit, deprecation })
+    const failWith = (rateLimit: RateLimitDecision | undefined) => (error: ApiError | StoreError) =>
+      new GuardedFailure({ error, meta: metaOf(rateLimit) })
+
+    return Effect.gen(function*() {
+      const authenticated = yield* auth.authenticate(request.credential).pipe(
+        Effect.map(Either.right),
+        Effect.catchTag("Unauthorized", (unauthorized) => Effect.succeed(Either.left(unauthorized))),
+        Effect.mapError(failWith(undefined))
+      )
+      const principal = Either.getOrUndefined(authenticated)
+      const decision = yield* limiter.check(
+        principal === undefined
+          ? { _tag: "Address", address: request.clientAddress }
+          : { _tag: "Key", principal }
+      ).pipe(Effect.mapError(failWith(undefined)))
+      const fail = failWith(decision)
+      const refused = refusal(decision)
+      if (refused !== undefined) return yield* Effect.fail(fail(refused))
+      if (operation === undefined) return { principal, meta: metaOf(decision) }
+      if (Either.isLeft(authenticated)) return yield* Effect.fail(fail(authenticated.left))
+      yield* policy.check(operation).pipe(Effect.mapError(fail))
+      return { principal, meta: metaOf(decision) }
+    })
+  }
+
+  const guard = <A>(
+    request: ClientRequest,
+    operation: OperationName,
+    run: Effect.Effect<A, ApiError | StoreError>
+  ): Effect.Effect<Guarded<A>, GuardedFailure> =>
+    Effect.flatMap(admit(request, operation), ({ meta }) =>
+      run.pipe(
+        Effect.map((value) => ({ value, meta })),
+        Effect.mapError((error) => new GuardedFailure({ error, meta }))
+      ))
+
+  return {
+    admit,
+    listPets: (request, query) => guard(request, "listPets", operations.listPets(query)),
+    createPet: (request, body) => guard(request, "createPet", operations.createPet(body)),
+    getPet: (request, id) => guard(request, "getPet", operations.getPet(id))
+  }
+})
+
+/**
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer: Layer.Layer<
+  GuardedPetOperations,
+  never,
+  PetOperations | ApiKeyAuth | PlanRateLimiter | DeprecationPolicy
+> = Layer.effect(GuardedPetOperations, make)

@@ -36,6 +36,8 @@ export const Limit = Schema.Number.pipe(
 
 const cursorPrefix = "p1."
 
+const decodeCursorId = Schema.decodeUnknownEither(Schema.compose(IntFromString, PetId))
+
 /**
  * The opaque continuation token of a listing. It stands for "after this id".
  *
@@ -48,7 +50,7 @@ export const Cursor = Schema.transformOrFail(Schema.String, PetId, {
     const text = s.startsWith(cursorPrefix)
       ? Either.getOrElse(Encoding.decodeBase64UrlString(s.slice(cursorPrefix.length)), () => "")
       : ""
-    return Either.match(Schema.decodeUnknownEither(Schema.compose(IntFromString, PetId))(text), {
+    return Either.match(decodeCursorId(text), {
       onLeft: () => ParseResult.fail(new ParseResult.Type(ast, s, "is not a valid cursor")),
       onRight: ParseResult.succeed
     })

@@ -5,10 +5,14 @@
  *
  * @since 1.0.0
  */
-import type { Effect } from "effect"
-import { Context } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
+import { AccessConfig } from "./AccessConfig.js"
+import type { AccessSettings } from "./AccessConfig.js"
 import type { Principal } from "./ApiKey.js"
+import { RateLimitStore } from "./RateLimitStore.js"
 import type { StoreError } from "./StoreError.js"
+import { decide } from "./internal/rateLimit.js"
+import type { RateLimitRules } from "./internal/rateLimit.js"
 
 /**
  * What is limited: an authenticated key, or a client address without one.
@@ -71,3 +75,49 @@ export class PlanRateLimiter extends Context.Tag("@animal-store/core/PlanRateLim
   PlanRateLimiter,
   PlanRateLimiterService
 >() {}
+
+/** Keys and addresses never share a store subject. */
+const storeSubject = (subject: RateLimitSubject): string =>
+  subject._tag === "Key" ? `key:${subject.principal.keyId}` : `addr:${subject.address}`
+
+const rulesOf = (subject: RateLimitSubject, settings: AccessSettings): RateLimitRules =>
+  subject._tag === "Key"
+    ? {
+      windows: [
+        { name: "minute", limit: subject.principal.limits.perMinute },
+        { name: "day", limit: subject.principal.limits.perDay }
+      ],
+      ban: { banAfter: settings.banAfter, banSeconds: settings.banSeconds }
+    }
+    : { windows: [{ name: "minute", limit: settings.anonymousPerMinute }], ban: undefined }
+
+/**
+ * Builds the limiter on a `RateLimitStore`. A key is limited by the minute
+ * and day windows of its principal's limits and banned per `AccessConfig`;
+ * an address by `anonymousPerMinute` a minute, without a day window or ban.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make: Effect.Effect<PlanRateLimiterService, never, RateLimitStore | AccessConfig> = Effect.gen(
+  function*() {
+    const store = yield* RateLimitStore
+    const settings = yield* AccessConfig
+    return {
+      check: (subject) =>
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (now) => store.modify(storeSubject(subject), decide(rulesOf(subject, settings), now))
+        )
+    }
+  }
+)
+
+/**
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer: Layer.Layer<PlanRateLimiter, never, RateLimitStore | AccessConfig> = Layer.effect(
+  PlanRateLimiter,
+  make
+)

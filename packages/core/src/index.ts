@@ -2,6 +2,7 @@
  * @since 1.0.0
  */
 export * as AccessConfig from "./AccessConfig.js"
+export * as AnimalStore from "./AnimalStore.js"
 export * as ApiError from "./ApiError.js"
 export * as ApiKey from "./ApiKey.js"
 export * as ApiKeyAuth from "./ApiKeyAuth.js"

@@ -1,27 +1,28 @@
 /**
- * `RateLimitStore` in memory: one map of subject states, changed atomically
- * with `Ref.modify`.
+ * `RateLimitStore` in memory: one map of subject states per store. `f` runs
+ * and its state is stored in one synchronous step, so no other `modify`
+ * interleaves.
  *
  * @since 1.0.0
  */
 import { RateLimitStore } from "@animal-store/core"
-import { Effect, Layer, Ref } from "effect"
+import { Effect, Layer } from "effect"
 
 /**
  * @since 1.0.0
  * @category constructors
  */
-export const make: Effect.Effect<RateLimitStore.RateLimitStoreService> = Effect.map(
-  Ref.make(new Map<string, RateLimitStore.RateLimitState>()),
-  (ref) => ({
+export const make: Effect.Effect<RateLimitStore.RateLimitStoreService> = Effect.sync(() => {
+  const states = new Map<string, RateLimitStore.RateLimitState>()
+  return {
     modify: (subject, f) =>
-      Ref.modify(ref, (states) => {
+      Effect.sync(() => {
         const [result, next] = f(states.get(subject))
         states.set(subject, next)
-        return [result, states]
+        return result
       })
-  })
-)
+  }
+})
 
 /**
  * @since 1.0.0

@@ -1,0 +1,222 @@
+/**
+ * The whole in-process Animal Store: an Effect layer for hosts that use
+ * Effect, and a Promise facade (`open`) for hosts that do not.
+ *
+ * @since 1.0.0
+ */
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import * as AccessConfig from "./AccessConfig.js"
+import type { ApiError, ErrorCode, ErrorDetail } from "./ApiError.js"
+import { statusByCode } from "./ApiError.js"
+import type { ApiKey } from "./ApiKey.js"
+import * as ApiKeyAuth from "./ApiKeyAuth.js"
+import type { ApiKeyStore } from "./ApiKeyStore.js"
+import * as DeprecationPolicy from "./DeprecationPolicy.js"
+import * as GuardedPetOperations from "./GuardedPetOperations.js"
+import type { PetPage } from "./ListPetsQuery.js"
+import type { Pet, PetStatus } from "./Pet.js"
+import * as PetOperations from "./PetOperations.js"
+import type { PetRepository } from "./PetRepository.js"
+import * as PlanRateLimiter from "./PlanRateLimiter.js"
+import type { RateLimitStore } from "./RateLimitStore.js"
+import type { StoreError } from "./StoreError.js"
+
+/**
+ * The ports a store provides.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type StorePorts = PetRepository | ApiKeyStore | RateLimitStore
+
+/**
+ * Every service of the store.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Services =
+  | PetOperations.PetOperations
+  | GuardedPetOperations.GuardedPetOperations
+  | ApiKeyAuth.ApiKeyAuth
+  | PlanRateLimiter.PlanRateLimiter
+  | DeprecationPolicy.DeprecationPolicy
+
+/**
+ * The services of the store, on top of a store's ports and the access settings.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Services, never, StorePorts | AccessConfig.AccessConfig> = GuardedPetOperations.layer
+  .pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      PetOperations.layer,
+      ApiKeyAuth.layer,
+      PlanRateLimiter.layer,
+      DeprecationPolicy.layer
+    ))
+  )
+
+/**
+ * A failure of the Promise facade: the `Error` body's `code`, `message` and
+ * `status`, the validation `details` when there are any, and for guarded calls
+ * the response metadata.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class AnimalStoreError extends Error {
+  override readonly name = "AnimalStoreError"
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ReadonlyArray<ErrorDetail> | undefined,
+    readonly meta: GuardedPetOperations.ResponseMeta | undefined
+  ) {
+    super(message)
+  }
+  /** The HTTP status of the code. */
+  get status(): number {
+    return statusByCode[this.code]
+  }
+}
+
+const toFacadeError = (
+  error: ApiError | StoreError,
+  meta?: GuardedPetOperations.ResponseMeta
+): AnimalStoreError =>
+  error._tag === "StoreError"
+    ? new AnimalStoreError("internal_error", "The store failed", undefined, meta)
+    : new AnimalStoreError(error.code, error.message, error._tag === "InvalidRequest" ? error.details : undefined, meta)
+
+/**
+ * The query of `listPets` in the facade.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface ListPetsInput {
+  readonly limit?: number
+  readonly status?: PetStatus
+  readonly cursor?: string
+}
+
+/**
+ * The body of `createPet` in the facade.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface CreatePetInput {
+  readonly name: string
+  readonly categoryId: number
+  readonly status?: PetStatus
+}
+
+/**
+ * The in-process store for hosts that do not use Effect. Trusted calls are
+ * for the host's own code; `guarded` calls act for a client, with its
+ * credential and address, and return the rate-limit and deprecation metadata.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface AnimalStore {
+  readonly listPets: (query?: ListPetsInput) => Promise<PetPage>
+  readonly createPet: (pet: CreatePetInput) => Promise<Pet>
+  readonly getPet: (id: number) => Promise<Pet>
+  readonly guarded: {
+    readonly listPets: (
+      request: GuardedPetOperations.ClientRequest,
+      query?: ListPetsInput
+    ) => Promise<GuardedPetOperations.Guarded<PetPage>>
+    readonly createPet: (
+      request: GuardedPetOperations.ClientRequest,
+      pet: CreatePetInput
+    ) => Promise<GuardedPetOperations.Guarded<Pet>>
+    readonly getPet: (
+      request: GuardedPetOperations.ClientRequest,
+      id: number
+    ) => Promise<GuardedPetOperations.Guarded<Pet>>
+  }
+  readonly keys: {
+    /** Issues a key; its secret is returned here once and kept nowhere. */
+    readonly issue: (options: ApiKeyAuth.IssueOptions) => Promise<{ readonly key: ApiKey; readonly secret: string }>
+    readonly list: () => Promise<ReadonlyArray<ApiKey>>
+    readonly revoke: (id: string) => Promise<ApiKey | undefined>
+  }
+  /** Releases the store (closes its database). */
+  readonly close: () => Promise<void>
+}
+
+/**
+ * What `open` needs: a store's layer (for example `MemoryStore.layer` or
+ * `SqliteStore.layer({ filename })`) and optionally access settings.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface OpenOptions {
+  readonly store: Layer.Layer<StorePorts, StoreError>
+  readonly access?: Partial<AccessConfig.AccessSettings>
+}
+
+/**
+ * Opens the store for a host that does not use Effect.
+ *
+ * @example
+ * ```ts
+ * const store = await AnimalStore.open({ store: MemoryStore.layer })
+ * await store.createPet({ name: "Rex", categoryId: 1 })
+ * const { pets } = await store.listPets({ limit: 5 })
+ * await store.close()
+ * ```
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const open = async (options: OpenOptions): Promise<AnimalStore> => {
+  const runtime = ManagedRuntime.make(
+    layer.pipe(Layer.provide(options.store), Layer.provide(AccessConfig.layer(options.access)))
+  )
+  const run = async <A>(effect: Effect.Effect<A, AnimalStoreError, Services>): Promise<A> => {
+    const exit = await runtime.runPromiseExit(effect)
+    if (Exit.isSuccess(exit)) return exit.value
+    throw failureOf(exit.cause)
+  }
+  await run(Effect.void)
+  const trusted = <A>(f: (ops: PetOperations.PetOperationsService) => Effect.Effect<A, ApiError | StoreError>) =>
+    run(Effect.flatMap(PetOperations.PetOperations, (ops) => Effect.mapError(f(ops), (e) => toFacadeError(e))))
+  const guarded = <A>(
+    f: (ops: GuardedPetOperations.GuardedPetOperationsService) => Effect.Effect<GuardedPetOperations.Guarded<A>, GuardedPetOperations.GuardedFailure>
+  ) =>
+    run(Effect.flatMap(GuardedPetOperations.GuardedPetOperations, (ops) =>
+      Effect.mapError(f(ops), (failure) => toFacadeError(failure.error, failure.meta))))
+  const auth = <A>(f: (auth: ApiKeyAuth.ApiKeyAuthService) => Effect.Effect<A, ApiError | StoreError>) =>
+    run(Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (service) => Effect.mapError(f(service), (e) => toFacadeError(e))))
+  return {
+    listPets: (query = {}) => trusted((ops) => ops.listPets(query)),
+    createPet: (pet) => trusted((ops) => ops.createPet(pet)),
+    getPet: (id) => trusted((ops) => ops.getPet(id)),
+    guarded: {
+      listPets: (request, query = {}) => guarded((ops) => ops.listPets(request, query)),
+      createPet: (request, pet) => guarded((ops) => ops.createPet(request, pet)),
+      getPet: (request, id) => guarded((ops) => ops.getPet(request, id))
+    },
+    keys: {
+      issue: (issueOptions) =>
+        auth((service) =>
+          Effect.map(service.issue(issueOptions), ({ key, secret }) => ({ key, secret: Redacted.value(secret) }))),
+      list: () => auth((service) => service.list),
+      revoke: (id) => auth((service) => Effect.map(service.revoke(id), Option.getOrUndefined))
+    },
+    close: () => runtime.dispose()
+  }
+}
+
+const failureOf = (cause: Cause.Cause<AnimalStoreError | StoreError>): AnimalStoreError =>
+  Option.match(Cause.failureOption(cause), {
+    onNone: () => new AnimalStoreError("internal_error", "Unexpected failure", undefined, undefined),
+    onSome: (error) => error instanceof AnimalStoreError ? error : toFacadeError(error)
+  })

@@ -1,0 +1,149 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Clock, Effect, Layer, TestClock } from "effect"
+import * as fc from "effect/FastCheck"
+import * as AccessConfig from "../src/AccessConfig.js"
+import type { Principal } from "../src/ApiKey.js"
+import type { PlanLimits } from "../src/Plan.js"
+import type { RateLimitSubject } from "../src/PlanRateLimiter.js"
+import * as PlanRateLimiter from "../src/PlanRateLimiter.js"
+import * as ModelRateLimitStore from "./internal/ModelRateLimitStore.js"
+
+const minuteMs = 60_000
+const dayMs = 86_400_000
+
+const limiterLayer = (settings: Partial<AccessConfig.AccessSettings>) =>
+  PlanRateLimiter.layer.pipe(Layer.provide(Layer.merge(ModelRateLimitStore.layer, AccessConfig.layer(settings))))
+
+const key = (limits: PlanLimits, keyId: string): RateLimitSubject => {
+  const principal: Principal = { keyId, plan: "enterprise", limits, environment: "production" }
+  return { _tag: "Key", principal }
+}
+
+/** An instant in the first half of a UTC day, so that a ban of at most an hour ends the same day. */
+const morning = fc.record({ day: fc.integer({ min: 0, max: 47_000 }), offset: fc.integer({ min: 0, max: dayMs / 2 }) })
+  .map(({ day, offset }) => day * dayMs + offset)
+
+const policy = fc.record({
+  banAfter: fc.integer({ min: 1, max: 12 }),
+  banSeconds: fc.integer({ min: 60, max: 3_600 })
+})
+
+describe("ban", () => {
+  it.effect.prop(
+    "starts exactly at refused request banAfter + 1, ends exactly banSeconds later, and its numbering restarts after an acceptance",
+    { policy, perMinute: fc.integer({ min: 1, max: 5 }), start: morning },
+    ({ perMinute, policy: { banAfter, banSeconds }, start }) =>
+      Effect.gen(function*() {
+        const limiter = yield* PlanRateLimiter.PlanRateLimiter
+        const check = limiter.check(key({ perMinute, perDay: 1_000 }, "key_a"))
+        yield* TestClock.setTime(start)
+        for (let i = 0; i < perMinute; i++) expect((yield* check).outcome).toBe("Accepted")
+
+        for (let round = 0; round < 2; round++) {
+          const now = yield* Clock.currentTimeMillis
+          const untilNextMinute = Math.ceil((Math.floor(now / minuteMs) * minuteMs + minuteMs - now) / 1000)
+          for (let n = 1; n <= banAfter; n++) {
+            const refused = yield* check
+            expect([refused.outcome, refused.retryAfter]).toEqual(["RateLimited", untilNextMinute])
+          }
+          const banned = yield* check
+          expect([banned.outcome, banned.retryAfter]).toEqual(["Banned", banSeconds])
+
+          yield* TestClock.setTime(now + banSeconds * 1000 - 1)
+          const last = yield* check
+          expect([last.outcome, last.retryAfter]).toEqual(["Banned", 1])
+
+          yield* TestClock.setTime(now + banSeconds * 1000)
+          const after = yield* check
+          expect(after.outcome).toBe("Accepted")
+          expect(after.windows.map((w) => w.remaining)).toEqual([
+            perMinute - 1,
+            1_000 - (round + 1) * perMinute - 1
+          ])
+          for (let i = 1; i < perMinute; i++) expect((yield* check).outcome).toBe("Accepted")
+        }
+      }).pipe(Effect.provide(limiterLayer({ banAfter, banSeconds }))),
+    { fastCheck: { numRuns: 40 } }
+  )
+
+  it.effect.prop(
+    "while banned every request is api_key_banned with Retry-After until the ban ends, and counts nowhere",
+    {
+      policy,
+      probes: fc.array(fc.integer({ min: 0, max: 3_600_000 }), { maxLength: 8 }),
+      start: morning
+    },
+    ({ policy: { banAfter, banSeconds }, probes, start }) =>
+      Effect.gen(function*() {
+        const limiter = yield* PlanRateLimiter.PlanRateLimiter
+        const check = limiter.check(key({ perMinute: 1, perDay: 1_000 }, "key_a"))
+        yield* TestClock.setTime(start)
+        yield* check
+        for (let n = 1; n <= banAfter; n++) yield* check
+        expect((yield* check).outcome).toBe("Banned")
+        const banEnd = start + banSeconds * 1000
+        for (const probe of probes.map((p) => p % (banSeconds * 1000)).sort((a, b) => a - b)) {
+          yield* TestClock.setTime(start + probe)
+          const decision = yield* check
+          expect(decision.outcome).toBe("Banned")
+          expect(decision.retryAfter).toBe(Math.ceil((banEnd - start - probe) / 1000))
+        }
+        yield* TestClock.setTime(banEnd)
+        const accepted = yield* check
+        expect(accepted.outcome).toBe("Accepted")
+        expect(accepted.windows[1]!.remaining).toBe(1_000 - 2)
+      }).pipe(Effect.provide(limiterLayer({ banAfter, banSeconds }))),
+    { fastCheck: { numRuns: 40 } }
+  )
+
+  it.effect("a ban that ends while a window is still full starts again at the next refusal", () =>
+    Effect.gen(function*() {
+      const limiter = yield* PlanRateLimiter.PlanRateLimiter
+      const check = limiter.check(key({ perMinute: 2, perDay: 2 }, "key_a"))
+      const start = Date.UTC(2026, 5, 1, 1, 0, 0)
+      yield* TestClock.setTime(start)
+      expect((yield* check).outcome).toBe("Accepted")
+      expect((yield* check).outcome).toBe("Accepted")
+      for (let n = 1; n <= 3; n++) {
+        const refused = yield* check
+        expect([refused.outcome, refused.retryAfter]).toEqual(["RateLimited", 23 * 3600])
+      }
+      expect((yield* check).outcome).toBe("Banned")
+      yield* TestClock.setTime(start + 120_000)
+      const again = yield* check
+      expect([again.outcome, again.retryAfter]).toEqual(["Banned", 120])
+      yield* TestClock.setTime(Date.UTC(2026, 5, 2))
+      expect((yield* check).outcome).toBe("Accepted")
+    }).pipe(Effect.provide(limiterLayer({ banAfter: 3, banSeconds: 120 }))))
+
+  it.effect.prop(
+    "keys and addresses are independent: a ban or a full window of one changes nothing for another",
+    { policy, start: morning, otherRequests: fc.integer({ min: 1, max: 16 }) },
+    ({ otherRequests, policy: { banAfter, banSeconds }, start }) =>
+      Effect.gen(function*() {
+        const limiter = yield* PlanRateLimiter.PlanRateLimiter
+        const limits = { perMinute: 2, perDay: 100 }
+        const a = key(limits, "key_a")
+        const b = key(limits, "key_b")
+        const address: RateLimitSubject = { _tag: "Address", address: "key_a" }
+        yield* TestClock.setTime(start)
+        for (let i = 0; i < 2 + banAfter; i++) yield* limiter.check(a)
+        expect((yield* limiter.check(a)).outcome).toBe("Banned")
+
+        for (let i = 0; i < otherRequests; i++) {
+          const other = yield* limiter.check(b)
+          expect(other.outcome).toBe(i < 2 ? "Accepted" : i < 2 + banAfter ? "RateLimited" : "Banned")
+        }
+        for (let i = 0; i < 2 + banAfter + 5; i++) {
+          const anonymous = yield* limiter.check(address)
+          expect(anonymous.outcome).toBe(i < 3 ? "Accepted" : "RateLimited")
+          expect(anonymous.windows[0]!.limit).toBe(3)
+        }
+        expect((yield* limiter.check(a)).outcome).toBe("Banned")
+        yield* TestClock.setTime(start + banSeconds * 1000)
+        expect((yield* limiter.check(a)).outcome).toBe("Accepted")
+        expect((yield* limiter.check(b)).outcome).toBe("Accepted")
+      }).pipe(Effect.provide(limiterLayer({ banAfter, banSeconds, anonymousPerMinute: 3 }))),
+    { fastCheck: { numRuns: 30 } }
+  )
+})

@@ -1,0 +1,163 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fc from "effect/FastCheck"
+import type { InvalidRequest } from "../src/ApiError.js"
+import { defaultLimit, maxLimit } from "../src/ListPetsQuery.js"
+import type { PetPage } from "../src/ListPetsQuery.js"
+import type { PetStatus } from "../src/Pet.js"
+import { CategoryId, Pet, PetId } from "../src/Pet.js"
+import * as PetOperations from "../src/PetOperations.js"
+import * as Arbitraries from "./internal/arbitraries.js"
+import type { StoreError } from "../src/StoreError.js"
+import { expectInvalid, withPets } from "./internal/operations.js"
+
+const listPets = (query: unknown) => Effect.flatMap(PetOperations.PetOperations, (operations) => operations.listPets(query))
+
+const ascendingIds = (pets: ReadonlyArray<Pet>, status?: PetStatus): ReadonlyArray<number> =>
+  pets.filter((pet) => status === undefined || pet.status === status).map((pet) => pet.id).sort((a, b) => a - b)
+
+/** Lists page after page, following `nextCursor`, running `between` before each next page. */
+const walk = (
+  query: { readonly status?: PetStatus | undefined; readonly limit: number },
+  between: () => Effect.Effect<void, InvalidRequest | StoreError, PetOperations.PetOperations> = () => Effect.void
+) =>
+  Effect.gen(function*() {
+    const first = { limit: query.limit, ...(query.status === undefined ? {} : { status: query.status }) }
+    const pages: Array<PetPage> = [yield* listPets(first)]
+    for (let page = pages[0]!; page.nextCursor !== undefined && pages.length <= maxPages;) {
+      yield* between()
+      page = yield* listPets({ ...first, cursor: page.nextCursor })
+      pages.push(page)
+    }
+    return pages
+  })
+
+const maxPages = 1_000
+
+const idsOf = (pets: ReadonlyArray<Pet>) => pets.map((pet) => pet.id)
+
+const stored = Arbitraries.pets(150)
+const limit = fc.integer({ min: 1, max: maxLimit })
+/** A limit as a number or, as in a query string, a decimal string. */
+const limitInput = fc.tuple(limit, fc.boolean()).map(([n, asString]) => (asString ? String(n) : n))
+
+const invalidLimit: fc.Arbitrary<unknown> = fc.oneof(
+  fc.integer({ max: 0 }),
+  fc.integer({ min: maxLimit + 1 }),
+  fc.double({ min: 0, max: 200, noInteger: true }),
+  fc.constantFrom(Number.NaN, Infinity, -Infinity, 1e300, -0.5),
+  fc.integer({ max: 0 }).map(String),
+  fc.integer({ min: maxLimit + 1 }).map(String),
+  fc.string().filter((s) => !/^[0-9]+$/.test(s)),
+  fc.constantFrom("1.5", "1e2", " 5", "5 ", "+5", "-5", "0x10", "", "20abc"),
+  fc.constantFrom(null, true, {}, [20])
+)
+
+describe("listPets", () => {
+  it.effect.prop(
+    "with a limit in 1..100 returns min(n, limit) animals, the lowest ids in ascending order",
+    { pets: stored, limit: limitInput },
+    ({ limit, pets }) =>
+      Effect.gen(function*() {
+        const page = yield* listPets({ limit })
+        const expected = ascendingIds(pets).slice(0, Number(limit))
+        expect(page.pets.length).toBe(Math.min(pets.length, Number(limit)))
+        expect(idsOf(page.pets)).toEqual(expected)
+        expect(page.nextCursor !== undefined).toBe(pets.length > Number(limit))
+      }).pipe(withPets(pets))
+  )
+
+  it.effect.prop(
+    "without a limit returns min(n, 20) animals",
+    { pets: stored },
+    ({ pets }) =>
+      Effect.gen(function*() {
+        const page = yield* listPets({})
+        expect(idsOf(page.pets)).toEqual(ascendingIds(pets).slice(0, defaultLimit))
+        expect(page.pets.length).toBe(Math.min(pets.length, 20))
+      }).pipe(withPets(pets))
+  )
+
+  it.effect.prop(
+    "a limit out of 1..100 or not an integer is an invalid request",
+    { pets: stored, limit: invalidLimit },
+    ({ limit, pets }) =>
+      Effect.gen(function*() {
+        expectInvalid(yield* Effect.flip(listPets({ limit })), "limit")
+      }).pipe(withPets(pets))
+  )
+
+  it.effect.prop(
+    "a status filter returns only animals with that status",
+    { pets: stored, status: Arbitraries.status, limit: fc.option(limit, { nil: undefined }) },
+    ({ limit, pets, status }) =>
+      Effect.gen(function*() {
+        const page = yield* listPets(limit === undefined ? { status } : { status, limit })
+        expect(page.pets.every((pet) => pet.status === status)).toBe(true)
+        expect(idsOf(page.pets)).toEqual(ascendingIds(pets, status).slice(0, limit ?? defaultLimit))
+      }).pipe(withPets(pets))
+  )
+
+  it.effect.prop(
+    "an unknown status is an invalid request",
+    { status: fc.oneof(fc.string(), fc.integer(), fc.constant(null)).filter((s) => !["available", "pending", "sold"].includes(s as string)) },
+    ({ status }) =>
+      Effect.gen(function*() {
+        expectInvalid(yield* Effect.flip(listPets({ status })), "status")
+      }).pipe(withPets([]))
+  )
+
+  it.effect.prop(
+    "walking the cursors returns each matching animal exactly once, in ascending id order",
+    { pets: stored, status: fc.option(Arbitraries.status, { nil: undefined }), limit },
+    ({ limit, pets, status }) =>
+      Effect.gen(function*() {
+        const expected = ascendingIds(pets, status)
+        const pages = yield* walk({ status, limit })
+        for (const page of pages) {
+          expect(page.pets.length).toBe(page.nextCursor === undefined ? page.pets.length : limit)
+          expect(page.pets.length).toBeLessThanOrEqual(limit)
+        }
+        expect(pages.flatMap((page) => idsOf(page.pets))).toEqual(expected)
+        expect(pages.length).toBe(Math.max(1, Math.ceil(expected.length / limit)))
+      }).pipe(withPets(pets))
+  )
+
+  it.effect.prop(
+    "animals added while walking come after the others, and none appears twice or is skipped",
+    {
+      pets: Arbitraries.pets(150).filter((pets) => pets.every((pet) => pet.id < Arbitraries.maxId - 10)),
+      added: fc.array(Arbitraries.newPet, { maxLength: 10 }),
+      limit: fc.integer({ min: 1, max: 10 })
+    },
+    ({ added, limit, pets }) =>
+      Effect.gen(function*() {
+        const operations = yield* PetOperations.PetOperations
+        const toAdd = [...added]
+        const created: Array<number> = []
+        const pages = yield* walk({ limit }, () =>
+          Effect.gen(function*() {
+            const next = toAdd.shift()
+            if (next !== undefined) created.push((yield* operations.createPet(next)).id)
+          }))
+        expect(pages.flatMap((page) => idsOf(page.pets))).toEqual([...ascendingIds(pets), ...created])
+      }).pipe(withPets(pets))
+  )
+
+  it.effect.prop(
+    "a malformed cursor is an invalid request",
+    { cursor: fc.oneof(fc.string(), fc.constantFrom("p1.", "p1.MA", "p1.LTE", "p1.MS41", "p1.OTAwNzE5OTI1NDc0MDk5Mg", 5, null)) },
+    ({ cursor }) =>
+      Effect.gen(function*() {
+        expectInvalid(yield* Effect.flip(listPets({ cursor })), "cursor")
+      }).pipe(withPets([]))
+  )
+
+  it.effect("ignores unknown query parameters", () =>
+    Effect.gen(function*() {
+      const page = yield* listPets({ limit: "2", sort: "desc", offset: 5 })
+      expect(idsOf(page.pets)).toEqual([1, 2])
+    }).pipe(withPets([1, 2, 3].map((id) =>
+      new Pet({ id: PetId.make(id), name: `pet ${id}`, categoryId: CategoryId.make(1), status: "sold" })
+    ))))
+})

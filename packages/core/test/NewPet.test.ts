@@ -1,0 +1,196 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Option } from "effect"
+import * as fc from "effect/FastCheck"
+import { PetNotFound } from "../src/ApiError.js"
+import { CategoryId, maxNameLength, Pet, PetId } from "../src/Pet.js"
+import * as PetOperations from "../src/PetOperations.js"
+import * as Arbitraries from "./internal/arbitraries.js"
+import { expectInvalid, withPets } from "./internal/operations.js"
+
+const createPet = (body: unknown) => Effect.flatMap(PetOperations.PetOperations, (operations) => operations.createPet(body))
+const getPet = (id: unknown) => Effect.flatMap(PetOperations.PetOperations, (operations) => operations.getPet(id))
+
+/** One Unicode code point that is not white space, astral ones often. */
+const codePoint = fc.oneof(
+  fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+  fc.integer({ min: 0x1f300, max: 0x1faff }).map((n) => String.fromCodePoint(n))
+).filter((c) => c.trim() === c)
+
+/** White space that trimming removes. */
+const padding = fc.string({
+  unit: fc.constantFrom(" ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\u2003", "\u2028", "\u3000", "\ufeff"),
+  maxLength: 4
+})
+
+const categoryId = fc.integer({ min: 1, max: Arbitraries.maxId })
+
+/** Values that are not integers from 1 to 2^53-1 (numbers beyond it are never rounded into range). */
+const invalidId: fc.Arbitrary<unknown> = fc.oneof(
+  fc.integer({ max: 0 }),
+  fc.bigInt({ min: 2n ** 53n, max: 2n ** 80n }).map(Number),
+  fc.double({ noInteger: true }),
+  fc.constantFrom(Number.NaN, Infinity, -Infinity, 2 ** 53, 2 ** 53 + 2, -0.5),
+  fc.constantFrom(null, true, {}, [])
+)
+
+/** Path or query input that is not a positive decimal integer from 1 to 2^53-1. */
+const malformedIdInput: fc.Arbitrary<unknown> = fc.oneof(
+  invalidId,
+  invalidId.map(String),
+  fc.bigInt({ min: 2n ** 53n, max: 10n ** 30n }).map(String),
+  fc.string().filter((s) => !/^[0-9]+$/.test(s)),
+  fc.constantFrom("", "0", "00", "-1", "+1", "1.0", "1e3", " 1", "1 ", "0x1f", "9007199254740992", "9007199254740993")
+)
+
+const unknownKey = fc.oneof(
+  fc.constantFrom("id", "ID", "Name", "category_id", "category", "tags", "__proto__", "constructor", "toString"),
+  fc.string({ minLength: 1 })
+).filter((key) => !["name", "categoryId", "status"].includes(key))
+
+/** Adds own properties as `JSON.parse` would, `__proto__` included. */
+const withProperties = (body: object, properties: ReadonlyArray<readonly [string, unknown]>): object => {
+  const result = { ...body }
+  for (const [key, value] of properties) {
+    Object.defineProperty(result, key, { value, enumerable: true, configurable: true, writable: true })
+  }
+  return result
+}
+
+describe("createPet", () => {
+  it.effect.prop(
+    "stores a name of 1..255 code points trimmed of surrounding white space",
+    { before: padding, codePoints: fc.array(codePoint, { minLength: 1, maxLength: maxNameLength }), after: padding },
+    ({ after, before, codePoints }) =>
+      Effect.gen(function*() {
+        const name = codePoints.join("")
+        const created = yield* createPet({ name: before + name + after, categoryId: 1 })
+        expect(created.name).toBe(name)
+        expect(yield* getPet(created.id)).toEqual(created)
+      }).pipe(withPets())
+  )
+
+  it.effect.prop(
+    "accepts a name exactly when it has 1 to 255 code points after trimming",
+    {
+      before: padding,
+      codePoints: fc.array(codePoint, { minLength: 0, maxLength: 300, size: "max" }),
+      after: padding
+    },
+    ({ after, before, codePoints }) =>
+      Effect.gen(function*() {
+        const result = yield* Effect.either(createPet({ name: before + codePoints.join("") + after, categoryId: 1 }))
+        if (codePoints.length >= 1 && codePoints.length <= maxNameLength) {
+          expect(Either.getRight(result).pipe(Option.map((pet) => pet.name))).toEqual(Option.some(codePoints.join("")))
+        } else {
+          expectInvalid(Either.flip(result).pipe(Either.getOrUndefined), "name")
+        }
+      }).pipe(withPets())
+  )
+
+  it.effect("rejects a name of 256 astral code points and accepts 255", () =>
+    Effect.gen(function*() {
+      expectInvalid(yield* Effect.flip(createPet({ name: "😀".repeat(256), categoryId: 1 })), "name")
+      expect((yield* createPet({ name: "😀".repeat(255), categoryId: 1 })).name).toBe("😀".repeat(255))
+    }).pipe(withPets()))
+
+  it.effect.prop(
+    "stores the given status, and available when it is omitted",
+    { status: fc.option(Arbitraries.status, { nil: undefined }), categoryId },
+    ({ categoryId, status }) =>
+      Effect.gen(function*() {
+        const body = status === undefined ? { name: "Rex", categoryId } : { name: "Rex", categoryId, status }
+        const created = yield* createPet(body)
+        expect(created.status).toBe(status ?? "available")
+        expect(created.categoryId).toBe(categoryId)
+        expect(yield* getPet(created.id)).toEqual(created)
+      }).pipe(withPets())
+  )
+
+  it.effect.prop(
+    "rejects an unknown status",
+    { status: fc.oneof(fc.string(), fc.integer(), fc.constantFrom(null, "Available", "SOLD", " sold")) },
+    ({ status }) =>
+      Effect.gen(function*() {
+        fc.pre(!["available", "pending", "sold"].includes(status as string))
+        expectInvalid(yield* Effect.flip(createPet({ name: "Rex", categoryId: 1, status })), "status")
+      }).pipe(withPets())
+  )
+
+  it.effect.prop(
+    "rejects a categoryId that is not an integer from 1 to 2^53-1, never rounding it",
+    { categoryId: fc.oneof(invalidId, fc.integer({ min: 1 }).map(String)) },
+    ({ categoryId }) =>
+      Effect.gen(function*() {
+        expectInvalid(yield* Effect.flip(createPet({ name: "Rex", categoryId })), "categoryId")
+      }).pipe(withPets())
+  )
+
+  it.effect.prop(
+    "rejects unknown properties, id included, naming each of them",
+    {
+      status: fc.option(Arbitraries.status, { nil: undefined }),
+      extra: fc.uniqueArray(fc.tuple(unknownKey, fc.jsonValue()), { minLength: 1, maxLength: 4, selector: ([key]) => key })
+    },
+    ({ extra, status }) =>
+      Effect.gen(function*() {
+        const body = withProperties({ name: "Rex", categoryId: 3, ...(status === undefined ? {} : { status }) }, extra)
+        const error = yield* Effect.flip(createPet(body))
+        for (const [key] of extra) expectInvalid(error, key)
+      }).pipe(withPets())
+  )
+
+  it.effect("rejects a body without name or categoryId, or that is not an object", () =>
+    Effect.gen(function*() {
+      expectInvalid(yield* Effect.flip(createPet({ categoryId: 1 })), "name")
+      expectInvalid(yield* Effect.flip(createPet({ name: "Rex" })), "categoryId")
+      const neither = yield* Effect.flip(createPet({}))
+      expectInvalid(neither, "name")
+      expectInvalid(neither, "categoryId")
+      for (const body of [null, undefined, "Rex", 1, [], [{ name: "Rex", categoryId: 1 }]]) {
+        expectInvalid(yield* Effect.flip(createPet(body)), "(root)")
+      }
+    }).pipe(withPets()))
+})
+
+describe("getPet", () => {
+  it.effect.prop(
+    "finds a stored animal by its id as a number or a decimal string",
+    { pets: Arbitraries.pets(30).filter((pets) => pets.length > 0), index: fc.nat(), asString: fc.boolean() },
+    ({ asString, index, pets }) =>
+      Effect.gen(function*() {
+        const pet = pets[index % pets.length]!
+        expect(yield* getPet(asString ? String(pet.id) : pet.id)).toEqual(pet)
+      }).pipe(withPets(pets))
+  )
+
+  it.effect.prop(
+    "answers PetNotFound for a well-formed id that was never assigned",
+    { pets: Arbitraries.pets(30), id: Arbitraries.id, asString: fc.boolean() },
+    ({ asString, id, pets }) =>
+      Effect.gen(function*() {
+        fc.pre(pets.every((pet) => pet.id !== id))
+        const error = yield* Effect.flip(getPet(asString ? String(id) : id))
+        expect(error).toEqual(new PetNotFound({ id }))
+      }).pipe(withPets(pets))
+  )
+
+  it.effect.prop(
+    "answers InvalidRequest for a malformed id",
+    { id: malformedIdInput, pets: Arbitraries.pets(5) },
+    ({ id, pets }) =>
+      Effect.gen(function*() {
+        expectInvalid(yield* Effect.flip(getPet(id)), "(root)")
+      }).pipe(withPets(pets))
+  )
+
+  const largest = new Pet({ id: PetId.make(2 ** 53 - 1), name: "Max", categoryId: CategoryId.make(1), status: "sold" })
+
+  it.effect("never rounds an id beyond 2^53-1 onto the animal with the largest id", () =>
+    Effect.gen(function*() {
+      expect(yield* getPet("9007199254740991")).toEqual(largest)
+      expect(yield* getPet(9007199254740991)).toEqual(largest)
+      for (const id of ["9007199254740992", "9007199254740993", "18014398509481984", 2 ** 53, 2 ** 53 + 2]) {
+        expectInvalid(yield* Effect.flip(getPet(id)), "(root)")
+      }
+    }).pipe(withPets([largest])))
+})

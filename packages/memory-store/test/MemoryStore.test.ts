@@ -1,0 +1,77 @@
+import { ApiKeyStore, Pet, PetRepository, RateLimitStore } from "@animal-store/core"
+import { testPetRepository } from "@animal-store/core/test"
+import { describe, expect, it } from "@effect/vitest"
+import { Array as Arr, Effect } from "effect"
+import { MemoryPetRepository, MemoryStore } from "../src/index.js"
+
+testPetRepository("memory", MemoryPetRepository.layer)
+testPetRepository("memory, through MemoryStore.layer", MemoryStore.layer)
+
+const newPet = (i: number): Pet.NewPet => ({
+  name: `pet ${i}`,
+  categoryId: Pet.CategoryId.make(1),
+  status: Pet.PetStatus.literals[i % 3]!
+})
+
+const insertAll = (n: number) =>
+  Effect.flatMap(PetRepository.PetRepository, (repository) => Effect.forEach(Arr.makeBy(n, newPet), repository.insert))
+
+describe("MemoryPetRepository", () => {
+  it.effect("assigns ids 1, 2, 3, ... in insertion order", () =>
+    Effect.gen(function*() {
+      const pets = yield* insertAll(10)
+      expect(pets.map((pet) => pet.id)).toEqual(Arr.range(1, 10))
+    }).pipe(Effect.provide(MemoryPetRepository.layer)))
+
+  it.effect("pages through a large store in O(log n + limit) per page", () =>
+    Effect.gen(function*() {
+      const repository = yield* PetRepository.PetRepository
+      const n = 50_000
+      yield* insertAll(n)
+      const started = performance.now()
+      for (let i = 0; i < 2_000; i++) {
+        const afterId = Pet.PetId.make(1 + ((i * 7919) % (n - 1)))
+        const page = yield* repository.list({ status: Pet.PetStatus.literals[i % 3]!, afterId, limit: 21 })
+        expect(page.length).toBeGreaterThan(0)
+        expect(page[0]!.id).toBeGreaterThan(afterId)
+      }
+      // A scan of 50,000 animals per page would take well over a second for 2,000 pages.
+      expect(performance.now() - started).toBeLessThan(1_000)
+    }).pipe(Effect.provide(MemoryPetRepository.layer)))
+})
+
+describe("MemoryStore", () => {
+  it.effect("provides every port", () =>
+    Effect.gen(function*() {
+      yield* PetRepository.PetRepository
+      yield* ApiKeyStore.ApiKeyStore
+      yield* RateLimitStore.RateLimitStore
+    }).pipe(Effect.provide(MemoryStore.layer)))
+
+  it.effect("gives a new, independent store on each build", () =>
+    Effect.gen(function*() {
+      const first = yield* Effect.provide(insertAll(3), MemoryStore.layer)
+      const second = yield* Effect.provide(insertAll(1), MemoryStore.layer)
+      expect(first.map((pet) => pet.id)).toEqual([1, 2, 3])
+      expect(second.map((pet) => pet.id)).toEqual([1])
+      const keys = yield* Effect.provide(
+        Effect.flatMap(ApiKeyStore.ApiKeyStore, (store) => store.list),
+        MemoryStore.layer
+      )
+      expect(keys).toEqual([])
+      const count = Effect.flatMap(RateLimitStore.RateLimitStore, (store) =>
+        store.modify("subject", (state) => {
+          const next: RateLimitStore.RateLimitState = {
+            minuteStart: 0,
+            minuteCount: (state?.minuteCount ?? 0) + 1,
+            dayStart: 0,
+            dayCount: 0,
+            refusedCount: 0,
+            bannedUntil: 0
+          }
+          return [next.minuteCount, next] as const
+        }))
+      expect(yield* Effect.provide(count, MemoryStore.layer)).toBe(1)
+      expect(yield* Effect.provide(count, MemoryStore.layer)).toBe(1)
+    }))
+})

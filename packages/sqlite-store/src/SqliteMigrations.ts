@@ -1,0 +1,146 @@
+/**
+ * The versioned schema of the SQLite store, applied with @effect/sql's
+ * `Migrator` when the store is opened. Migration `N_name` brings the schema to
+ * version `N`; applied migrations are recorded in `effect_sql_migrations`, and
+ * `PRAGMA user_version` mirrors the version for other SQLite tools.
+ *
+ * @since 1.0.0
+ */
+import { StoreError } from "@animal-store/core"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import { mapStoreError } from "./internal/storeError.js"
+import { makeWithImmediateTransaction } from "./internal/transaction.js"
+
+/**
+ * The table `Migrator` records applied migrations in.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const table = "effect_sql_migrations"
+
+/**
+ * The migrations of the store, by `<version>_<name>`.
+ *
+ * @since 1.0.0
+ * @category migrations
+ */
+export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>>> = {
+  "1_create_pets": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.andThen(
+      sql`CREATE TABLE pets (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL CHECK (name <> ''),
+        category_id INTEGER NOT NULL CHECK (category_id >= 1),
+        status TEXT NOT NULL CHECK (status IN ('available', 'pending', 'sold'))
+      ) STRICT`,
+      sql`CREATE INDEX pets_status_id ON pets (status, id)`
+    )),
+  "2_create_api_keys": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.andThen(
+      sql`CREATE TABLE api_keys (
+        id TEXT NOT NULL PRIMARY KEY,
+        digest TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        plan TEXT NOT NULL CHECK (plan IN ('free', 'pro', 'business', 'enterprise')),
+        per_minute INTEGER NOT NULL CHECK (per_minute >= 1),
+        per_day INTEGER NOT NULL CHECK (per_day >= 1),
+        environment TEXT NOT NULL CHECK (environment IN ('production', 'staging')),
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      ) STRICT`,
+      sql`CREATE INDEX api_keys_created_at ON api_keys (created_at)`
+    )),
+  "3_create_rate_limits": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`CREATE TABLE rate_limits (
+      subject TEXT NOT NULL PRIMARY KEY,
+      minute_start INTEGER NOT NULL,
+      minute_count INTEGER NOT NULL,
+      day_start INTEGER NOT NULL,
+      day_count INTEGER NOT NULL,
+      refused_count INTEGER NOT NULL,
+      banned_until INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID`)
+}
+
+const versionOf = (record: Readonly<Record<string, unknown>>): number =>
+  Math.max(0, ...Object.keys(record).map((key) => Number.parseInt(key, 10)).filter(Number.isSafeInteger))
+
+/**
+ * The schema version this code writes: the highest migration version.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const schemaVersion: number = versionOf(migrations)
+
+/**
+ * The schema version of the open database: its highest applied migration, 0
+ * when it has none.
+ *
+ * @since 1.0.0
+ * @category queries
+ */
+export const databaseVersion: Effect.Effect<number, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const tables = yield* sql`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ${table}`
+  if (tables.length === 0) return 0
+  const rows = yield* sql<{ readonly version: number | null }>`SELECT max(migration_id) AS version FROM ${sql(table)}`
+  return rows[0]?.version ?? 0
+})
+
+const run = Migrator.make({})
+
+/**
+ * Brings the database to the version of `record` in one `BEGIN IMMEDIATE`
+ * transaction: either every pending migration is applied or none is, and
+ * processes opening the same file at once migrate it one after the other.
+ * Fails with `StoreError` "Incompatible" when the database is newer than
+ * `record`; "ReadOnly", "Corrupt", "Unavailable" when it cannot be written.
+ *
+ * @since 1.0.0
+ * @category migrations
+ */
+export const migrateTo = (
+  record: Readonly<Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>>
+): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, StoreError.StoreError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const withImmediateTransaction = yield* makeWithImmediateTransaction
+    const codeVersion = versionOf(record)
+    return yield* withImmediateTransaction(Effect.gen(function*() {
+      const version = yield* databaseVersion
+      if (version > codeVersion) {
+        return yield* new StoreError.StoreError({
+          reason: "Incompatible",
+          message: `The database schema is version ${version}, newer than version ${codeVersion} this code knows: ` +
+            `it was written by a newer animal-store. Upgrade animal-store, or open another database file.`
+        })
+      }
+      const applied = yield* Effect.mapError(
+        run({ loader: Migrator.fromRecord(record), table }),
+        (error) => error._tag === "MigrationError" ? new StoreError.StoreError({
+          reason: "Unknown",
+          message: `Migrating the database failed: ${error.message}`,
+          cause: error
+        }) : error
+      )
+      yield* sql.unsafe(`PRAGMA user_version = ${codeVersion}`)
+      return applied
+    }))
+  }).pipe(mapStoreError("Migrating the database"))
+
+/**
+ * Brings the database to `schemaVersion`.
+ *
+ * @since 1.0.0
+ * @category migrations
+ */
+export const migrate: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  StoreError.StoreError,
+  SqlClient.SqlClient
+> = migrateTo(migrations)

@@ -1,0 +1,155 @@
+/**
+ * Every storage port of Animal Store on one SQLite database file: the
+ * embedded default of the standalone server.
+ *
+ * Opening sets WAL journaling, a busy timeout and `synchronous`, then brings
+ * the schema to the current version (`SqliteMigrations`). Any failure to open,
+ * write or migrate the file is a `StoreError`.
+ *
+ * @since 1.0.0
+ */
+import type { ApiKeyStore, PetRepository, RateLimitStore } from "@animal-store/core"
+import { StoreError } from "@animal-store/core"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import type { ConfigError, Scope } from "effect"
+import { Config, Effect, Layer } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fromCause, mapStoreError } from "./internal/storeError.js"
+import * as SqliteApiKeyStore from "./SqliteApiKeyStore.js"
+import * as SqliteMigrations from "./SqliteMigrations.js"
+import * as SqlitePetRepository from "./SqlitePetRepository.js"
+import * as SqliteRateLimitStore from "./SqliteRateLimitStore.js"
+
+/**
+ * How SQLite makes a commit durable:
+ *
+ * - `"NORMAL"` (default): with WAL, a commit is in the operating system's
+ *   file cache when it is acknowledged. It survives the process being killed
+ *   (even with `kill -9`); on power loss or an operating system crash the last
+ *   commits before the last checkpoint may be lost, the database stays
+ *   consistent.
+ * - `"FULL"`: every commit is also flushed to the disk (`fsync`) before it is
+ *   acknowledged, so it survives power loss too, at the cost of one flush per
+ *   write.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Synchronous = "NORMAL" | "FULL"
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Options {
+  /** Path of the database file (its folder is created), or `":memory:"`. */
+  readonly filename: string
+  /** Default `"NORMAL"`. */
+  readonly synchronous?: Synchronous | undefined
+  /** How long a write waits for another connection's lock before failing, in ms. Default 5000. */
+  readonly busyTimeout?: number | undefined
+}
+
+/**
+ * The ports this store provides.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Ports = PetRepository.PetRepository | ApiKeyStore.ApiKeyStore | RateLimitStore.RateLimitStore
+
+const isFile = (filename: string) => filename !== ":memory:" && filename !== ""
+
+// Not `mkdirSync(folder, { recursive: true })`: on Node 20 it loops forever
+// when the parent exists but refuses the child (e.g. under /proc).
+const ensureFolder = (folder: string): void => {
+  const stat = Fs.statSync(folder, { throwIfNoEntry: false })
+  if (stat !== undefined) {
+    if (!stat.isDirectory()) throw new Error(`"${folder}" is not a folder`)
+    return
+  }
+  const parent = Path.dirname(folder)
+  if (parent !== folder) ensureFolder(parent)
+  try {
+    Fs.mkdirSync(folder)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+  }
+}
+
+const createFolder = (filename: string) =>
+  Effect.try({
+    try: () => {
+      if (isFile(filename)) ensureFolder(Path.dirname(Path.resolve(filename)))
+    },
+    catch: (cause) =>
+      new StoreError.StoreError({
+        reason: "Unavailable",
+        message: `Cannot create the folder of the SQLite database "${filename}": ${
+          cause instanceof Error ? cause.message : String(cause)
+        }`,
+        cause
+      })
+  })
+
+/**
+ * Opens the database file, sets its pragmas and migrates it: the `SqlClient`
+ * the per-port modules run on. The file is closed when the scope closes.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const makeClient = (
+  options: Options
+): Effect.Effect<SqliteClient.SqliteClient, StoreError.StoreError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { busyTimeout = 5_000, filename, synchronous = "NORMAL" } = options
+    const opening = `Opening the SQLite database "${filename}"`
+    yield* createFolder(filename)
+    // better-sqlite3 throws while connecting: @effect/sql-sqlite-node turns that into a defect.
+    const sql = yield* SqliteClient.make({ filename }).pipe(
+      Effect.provide(Reactivity.layer),
+      Effect.catchAllDefect((defect) => Effect.fail(fromCause(opening, defect, "Unavailable")))
+    )
+    yield* Effect.andThen(
+      sql.unsafe(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeout))}`),
+      sql.unsafe(`PRAGMA synchronous = ${synchronous === "FULL" ? "FULL" : "NORMAL"}`)
+    ).pipe(mapStoreError(opening))
+    yield* Effect.provideService(SqliteMigrations.migrate, SqlClient.SqlClient, sql)
+    return sql
+  })
+
+/**
+ * The three per-port layers on the `SqlClient` of `makeClient`.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerPorts: Layer.Layer<Ports, never, SqlClient.SqlClient> = Layer.mergeAll(
+  SqlitePetRepository.layer,
+  SqliteApiKeyStore.layer,
+  SqliteRateLimitStore.layer
+)
+
+/**
+ * Every port on the SQLite database `options.filename`.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<Ports, StoreError.StoreError> =>
+  Layer.provide(layerPorts, Layer.scoped(SqlClient.SqlClient, makeClient(options)))
+
+/**
+ * `layer` with its options read from configuration.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerConfig = (
+  config: Config.Config.Wrap<Options>
+): Layer.Layer<Ports, StoreError.StoreError | ConfigError.ConfigError> =>
+  Layer.unwrapEffect(Effect.map(Config.unwrap(config), layer))

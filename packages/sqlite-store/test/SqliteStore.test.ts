@@ -1,0 +1,281 @@
+import { Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
+import { describe, expect, it } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import { Config, ConfigError, ConfigProvider, Effect, Exit, Layer, Option } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { SqliteMigrations, SqliteStore } from "../src/index.js"
+import { collectStderr, exitOf, linesOf, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
+
+const clientLayer = (options: SqliteStore.Options) => Layer.scoped(SqlClient.SqlClient, SqliteStore.makeClient(options))
+
+const storeLayer = (options: SqliteStore.Options) =>
+  Layer.provideMerge(SqliteStore.layerPorts, clientLayer(options))
+
+/** The `StoreError` opening `options` fails with. */
+const openError = (options: SqliteStore.Options) =>
+  Layer.build(SqliteStore.layer(options)).pipe(Effect.scoped, Effect.flip)
+
+const newPet: Pet.NewPet = { name: "Rex", categoryId: Pet.CategoryId.make(1), status: "available" }
+
+const appliedMigrations = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ readonly id: number }>`SELECT migration_id AS id FROM effect_sql_migrations ORDER BY migration_id`.pipe(
+    Effect.map((rows) => rows.map((row) => row.id))
+  ))
+
+const tableNames = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ readonly name: string }>`SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name`.pipe(
+    Effect.map((rows) => rows.map((row) => row.name))
+  ))
+
+const pragma = (name: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql.unsafe<Record<string, unknown>>(`PRAGMA ${name}`), (rows) => Object.values(rows[0] ?? {})[0]))
+
+describe("SqliteStore", () => {
+  it.scoped("creates the file and its folder, with WAL, synchronous NORMAL and a busy timeout", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      expect(Fs.existsSync(Path.dirname(filename))).toBe(false)
+      yield* Effect.gen(function*() {
+        expect(yield* pragma("journal_mode")).toBe("wal")
+        expect(yield* pragma("synchronous")).toBe(1)
+        expect(yield* pragma("busy_timeout")).toBe(5_000)
+      }).pipe(Effect.provide(clientLayer({ filename })))
+      expect(Fs.statSync(filename).isFile()).toBe(true)
+      const full = yield* pragma("synchronous").pipe(
+        Effect.provide(clientLayer({ filename, synchronous: "FULL", busyTimeout: 250 })),
+        Effect.zip(pragma("busy_timeout").pipe(Effect.provide(clientLayer({ filename, busyTimeout: 250 }))))
+      )
+      expect(full).toEqual([2, 250])
+    }))
+
+  it.scoped("migrates a new database to the current version once, and keeps data across reopening", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const first = yield* Effect.gen(function*() {
+        expect(yield* appliedMigrations).toEqual([1, 2, 3])
+        expect(yield* pragma("user_version")).toBe(SqliteMigrations.schemaVersion)
+        expect(yield* tableNames).toEqual(
+          expect.arrayContaining(["api_keys", "effect_sql_migrations", "pets", "rate_limits"])
+        )
+        return yield* Effect.flatMap(PetRepository.PetRepository, (pets) => pets.insert(newPet))
+      }).pipe(Effect.provide(storeLayer({ filename })))
+      yield* Effect.gen(function*() {
+        expect(yield* SqliteMigrations.migrate).toEqual([])
+        expect(yield* appliedMigrations).toEqual([1, 2, 3])
+        const pets = yield* PetRepository.PetRepository
+        expect(yield* pets.findById(first.id)).toEqual(Option.some(first))
+        expect((yield* pets.insert(newPet)).id).toBeGreaterThan(first.id)
+      }).pipe(Effect.provide(storeLayer({ filename })))
+    }))
+
+  it.scoped("refuses a database newer than the code as Incompatible and leaves it unchanged", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const newer = SqliteMigrations.schemaVersion + 1
+      yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql`INSERT INTO effect_sql_migrations (migration_id, name) VALUES (${newer}, 'from_the_future')`).pipe(
+          Effect.provide(clientLayer({ filename }))
+        )
+      const before = Fs.readFileSync(filename)
+      const error = yield* openError({ filename })
+      expect(error).toBeInstanceOf(StoreError.StoreError)
+      expect(error.reason).toBe("Incompatible")
+      expect(error.message).toContain(`version ${newer}`)
+      expect(error.message).toContain(`version ${SqliteMigrations.schemaVersion}`)
+      expect(Fs.readFileSync(filename).equals(before)).toBe(true)
+    }))
+
+  it.scoped("a failing migration applies nothing: no half-migrated database", () =>
+    Effect.gen(function*() {
+      const broken = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO no_such_table VALUES (1)`)
+      const addColumn = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE pets ADD COLUMN age INTEGER`)
+
+      const fresh = Path.join(yield* tempFolder, "store.db")
+      const fromEmpty = yield* Effect.gen(function*() {
+        const error = yield* Effect.flip(SqliteMigrations.migrateTo({
+          "1_create_pets": SqliteMigrations.migrations["1_create_pets"]!,
+          "2_broken": broken
+        }))
+        return { error, tables: yield* tableNames }
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: fresh })))
+      expect(fromEmpty.error).toBeInstanceOf(StoreError.StoreError)
+      expect(fromEmpty.error.message).toContain("no_such_table")
+      expect(fromEmpty.tables).toEqual([])
+
+      const current = yield* tempDatabase
+      const fromCurrent = yield* Effect.gen(function*() {
+        const error = yield* Effect.flip(SqliteMigrations.migrateTo({
+          ...SqliteMigrations.migrations,
+          "4_add_age": addColumn,
+          "5_broken": broken
+        }))
+        const columns = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly name: string }>`SELECT name FROM pragma_table_info('pets')`)
+        return { error, applied: yield* appliedMigrations, version: yield* pragma("user_version"), columns }
+      }).pipe(Effect.provide(clientLayer({ filename: current })))
+      expect(fromCurrent.error.reason).toBe("Unknown")
+      expect(fromCurrent.error.message).toContain(`Migration "5_broken" failed`)
+      expect(fromCurrent.applied).toEqual([1, 2, 3])
+      expect(fromCurrent.version).toBe(3)
+      expect(fromCurrent.columns.map((column) => column.name)).toEqual(["id", "name", "category_id", "status"])
+    }))
+
+  it.scoped("a path that cannot be opened is Unavailable", () =>
+    Effect.gen(function*() {
+      const folder = yield* tempFolder
+      const directory = yield* openError({ filename: folder })
+      expect(directory.reason).toBe("Unavailable")
+      expect(directory.message).toContain(folder)
+
+      const file = Path.join(folder, "plain-file")
+      Fs.writeFileSync(file, "not a folder")
+      const underFile = yield* openError({ filename: Path.join(file, "store.db") })
+      expect(underFile.reason).toBe("Unavailable")
+      expect(underFile.message).toContain("is not a folder")
+
+      // A folder the system refuses to create (Node's recursive mkdir loops forever here).
+      const refused = yield* openError({ filename: "/proc/animal-store-test/data/store.db" })
+      expect(refused.reason).toBe("Unavailable")
+      expect(refused.message).toContain("/proc/animal-store-test")
+    }))
+
+  it.scoped("a file that is not a SQLite database is Corrupt and left unchanged", () =>
+    Effect.gen(function*() {
+      const folder = yield* tempFolder
+      const files = {
+        random: Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 7919 + 13) % 256)),
+        text: Buffer.from("name,status\nRex,available\n".repeat(200))
+      }
+      for (const [name, bytes] of Object.entries(files)) {
+        const filename = Path.join(folder, `${name}.db`)
+        Fs.writeFileSync(filename, bytes)
+        const error = yield* openError({ filename })
+        expect(error.reason).toBe("Corrupt")
+        expect(error.message).toContain(filename)
+        expect(Fs.readFileSync(filename).equals(bytes)).toBe(true)
+      }
+    }))
+
+  it.scoped("a database damaged after it was written is Corrupt on the operations that read the damage", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const { pageSize, rootPage } = yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`INSERT INTO pets (name, category_id, status)
+          WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+          SELECT 'pet ' || i, 1, 'sold' FROM n`
+        const [root] = yield* sql<{ readonly rootpage: number }>`SELECT rootpage FROM sqlite_schema WHERE name = 'pets'`
+        return { pageSize: Number(yield* pragma("page_size")), rootPage: root!.rootpage }
+      }).pipe(Effect.provide(clientLayer({ filename })))
+      const fd = Fs.openSync(filename, "r+")
+      Fs.writeSync(fd, Buffer.alloc(pageSize, 0xee), 0, pageSize, (rootPage - 1) * pageSize)
+      Fs.closeSync(fd)
+
+      const exit = yield* Effect.flatMap(PetRepository.PetRepository, (pets) => pets.list({ limit: 10 })).pipe(
+        Effect.provide(SqliteStore.layer({ filename })),
+        Effect.exit
+      )
+      expect(exit).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", reason: "Corrupt" })))
+    }))
+
+  it.scoped("a read-only file is ReadOnly, and left unchanged", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      yield* Effect.flatMap(PetRepository.PetRepository, (pets) => pets.insert(newPet)).pipe(
+        Effect.provide(SqliteStore.layer({ filename }))
+      )
+      Fs.chmodSync(Path.dirname(Path.dirname(filename)), 0o777)
+      Fs.chmodSync(Path.dirname(filename), 0o777)
+      Fs.chmodSync(filename, 0o444)
+      const before = Fs.readFileSync(filename)
+      // root may write any file: open it as an unprivileged user then.
+      const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+      const outcome = yield* Effect.promise(async () => {
+        const child = spawnFixture("openStore.ts", [filename], user)
+        const stderr = collectStderr(child)
+        const lines = linesOf(child)
+        const first = await lines.next()
+        await exitOf(child)
+        if (first.done === true) throw new Error(`openStore.ts printed nothing: ${stderr.text()}`)
+        return JSON.parse(first.value) as { readonly opened: boolean; readonly reason?: string; readonly message?: string }
+      })
+      expect(outcome).toEqual({ opened: false, reason: "ReadOnly", message: expect.stringContaining("read-only") })
+      expect(Fs.readFileSync(filename).equals(before)).toBe(true)
+    }))
+
+  it.scoped("a write waits for another process's lock up to the busy timeout, then fails as Unavailable", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      yield* Layer.build(SqliteStore.layer({ filename })).pipe(Effect.scoped)
+      const count = (busyTimeout: number) =>
+        Effect.flatMap(RateLimitStore.RateLimitStore, (store) =>
+          store.modify("key:busy", (state) => [state, {
+            minuteStart: 0,
+            minuteCount: (state?.minuteCount ?? 0) + 1,
+            dayStart: 0,
+            dayCount: 0,
+            refusedCount: 0,
+            bannedUntil: 0
+          }])).pipe(Effect.provide(SqliteStore.layer({ filename, busyTimeout })), Effect.exit)
+      const { gaveUp, waitedFor } = yield* Effect.promise(async () => {
+        const child = spawnFixture("holdWriteLock.ts", [filename, "600", "5000"])
+        const stderr = collectStderr(child)
+        const lines = linesOf(child)
+        const whileLocked = async (busyTimeout: number) => {
+          const line = await lines.next()
+          if (line.value !== "locked") throw new Error(`holdWriteLock.ts did not lock: ${stderr.text()}`)
+          const start = Date.now()
+          const result = await Effect.runPromise(count(busyTimeout))
+          return { result, waited: Date.now() - start }
+        }
+        try {
+          const waitedFor = await whileLocked(10_000)
+          expect((await lines.next()).value).toBe("released")
+          child.stdin.write("next\n")
+          return { waitedFor, gaveUp: await whileLocked(100) }
+        } finally {
+          child.kill("SIGKILL")
+          await exitOf(child)
+        }
+      })
+      expect(waitedFor.result).toEqual(Exit.succeed(undefined))
+      expect(waitedFor.waited).toBeGreaterThanOrEqual(300)
+      expect(gaveUp.result).toEqual(Exit.fail(expect.objectContaining({
+        _tag: "StoreError",
+        reason: "Unavailable",
+        message: expect.stringContaining("busy timeout")
+      })))
+      expect(gaveUp.waited).toBeLessThan(4_000)
+    }))
+
+  it.scoped("layerConfig reads its options from configuration", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const layer = SqliteStore.layerConfig({
+        filename: Config.string("STORE_FILE"),
+        synchronous: Config.literal("NORMAL", "FULL")("STORE_SYNCHRONOUS")
+      })
+      const withConfig = (entries: ReadonlyArray<readonly [string, string]>) =>
+        Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries)))
+      const pet = yield* Effect.flatMap(PetRepository.PetRepository, (pets) => pets.insert(newPet)).pipe(
+        Effect.provide(Layer.provide(layer, withConfig([["STORE_FILE", filename], ["STORE_SYNCHRONOUS", "FULL"]])))
+      )
+      expect(pet.name).toBe("Rex")
+      expect(Fs.existsSync(filename)).toBe(true)
+      const missing = yield* Layer.build(Layer.provide(layer, withConfig([]))).pipe(Effect.scoped, Effect.flip)
+      expect(ConfigError.isConfigError(missing)).toBe(true)
+    }))
+
+  it.scoped("listing by status after a cursor is one range search of the (status, id) index", () =>
+    Effect.gen(function*() {
+      const plan = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ readonly detail: string }>`EXPLAIN QUERY PLAN
+          SELECT id, name, category_id AS categoryId, status FROM pets
+          WHERE status = ${"sold"} AND id > ${10} ORDER BY id LIMIT ${20}`).pipe(
+          Effect.provide(clientLayer({ filename: ":memory:" }))
+        )
+      expect(plan.map((row) => row.detail)).toEqual(["SEARCH pets USING INDEX pets_status_id (status=? AND id>?)"])
+    }))
+})
