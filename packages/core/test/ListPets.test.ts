@@ -9,7 +9,7 @@ import { CategoryId, Pet, PetId } from "../src/Pet.js"
 import * as PetOperations from "../src/PetOperations.js"
 import * as Arbitraries from "./internal/arbitraries.js"
 import type { StoreError } from "../src/StoreError.js"
-import { expectInvalid, withPets } from "./internal/operations.js"
+import { expectInvalid, runWithPets, withPets } from "./internal/operations.js"
 
 const listPets = (query: unknown) => Effect.flatMap(PetOperations.PetOperations, (operations) => operations.listPets(query))
 
@@ -44,7 +44,8 @@ const limitInput = fc.tuple(limit, fc.boolean()).map(([n, asString]) => (asStrin
 const invalidLimit: fc.Arbitrary<unknown> = fc.oneof(
   fc.integer({ max: 0 }),
   fc.integer({ min: maxLimit + 1 }),
-  fc.double({ min: 0, max: 200, noInteger: true }),
+  fc.integer({ min: 1, max: 20_000 }).filter((n) => n % 100 !== 0).map((n) => n / 100),
+  fc.double({ noInteger: true }),
   fc.constantFrom(Number.NaN, Infinity, -Infinity, 1e300, -0.5),
   fc.integer({ max: 0 }).map(String),
   fc.integer({ min: maxLimit + 1 }).map(String),
@@ -54,7 +55,7 @@ const invalidLimit: fc.Arbitrary<unknown> = fc.oneof(
 )
 
 describe("listPets", () => {
-  it.effect.prop(
+  it.prop(
     "with a limit in 1..100 returns min(n, limit) animals, the lowest ids in ascending order",
     { pets: stored, limit: limitInput },
     ({ limit, pets }) =>
@@ -64,10 +65,11 @@ describe("listPets", () => {
         expect(page.pets.length).toBe(Math.min(pets.length, Number(limit)))
         expect(idsOf(page.pets)).toEqual(expected)
         expect(page.nextCursor !== undefined).toBe(pets.length > Number(limit))
-      }).pipe(withPets(pets))
+      }).pipe(runWithPets(pets)),
+    { fastCheck: { numRuns: 300 } }
   )
 
-  it.effect.prop(
+  it.prop(
     "without a limit returns min(n, 20) animals",
     { pets: stored },
     ({ pets }) =>
@@ -75,19 +77,20 @@ describe("listPets", () => {
         const page = yield* listPets({})
         expect(idsOf(page.pets)).toEqual(ascendingIds(pets).slice(0, defaultLimit))
         expect(page.pets.length).toBe(Math.min(pets.length, 20))
-      }).pipe(withPets(pets))
+      }).pipe(runWithPets(pets))
   )
 
-  it.effect.prop(
+  it.prop(
     "a limit out of 1..100 or not an integer is an invalid request",
     { pets: stored, limit: invalidLimit },
     ({ limit, pets }) =>
       Effect.gen(function*() {
         expectInvalid(yield* Effect.flip(listPets({ limit })), "limit")
-      }).pipe(withPets(pets))
+      }).pipe(runWithPets(pets)),
+    { fastCheck: { numRuns: 300 } }
   )
 
-  it.effect.prop(
+  it.prop(
     "a status filter returns only animals with that status",
     { pets: stored, status: Arbitraries.status, limit: fc.option(limit, { nil: undefined }) },
     ({ limit, pets, status }) =>
@@ -95,19 +98,19 @@ describe("listPets", () => {
         const page = yield* listPets(limit === undefined ? { status } : { status, limit })
         expect(page.pets.every((pet) => pet.status === status)).toBe(true)
         expect(idsOf(page.pets)).toEqual(ascendingIds(pets, status).slice(0, limit ?? defaultLimit))
-      }).pipe(withPets(pets))
+      }).pipe(runWithPets(pets))
   )
 
-  it.effect.prop(
+  it.prop(
     "an unknown status is an invalid request",
     { status: fc.oneof(fc.string(), fc.integer(), fc.constant(null)).filter((s) => !["available", "pending", "sold"].includes(s as string)) },
     ({ status }) =>
       Effect.gen(function*() {
         expectInvalid(yield* Effect.flip(listPets({ status })), "status")
-      }).pipe(withPets([]))
+      }).pipe(runWithPets([]))
   )
 
-  it.effect.prop(
+  it.prop(
     "walking the cursors returns each matching animal exactly once, in ascending id order",
     { pets: stored, status: fc.option(Arbitraries.status, { nil: undefined }), limit },
     ({ limit, pets, status }) =>
@@ -120,10 +123,11 @@ describe("listPets", () => {
         }
         expect(pages.flatMap((page) => idsOf(page.pets))).toEqual(expected)
         expect(pages.length).toBe(Math.max(1, Math.ceil(expected.length / limit)))
-      }).pipe(withPets(pets))
+      }).pipe(runWithPets(pets)),
+    { fastCheck: { numRuns: 300 } }
   )
 
-  it.effect.prop(
+  it.prop(
     "animals added while walking come after the others, and none appears twice or is skipped",
     {
       pets: Arbitraries.pets(150).filter((pets) => pets.every((pet) => pet.id < Arbitraries.maxId - 10)),
@@ -141,16 +145,22 @@ describe("listPets", () => {
             if (next !== undefined) created.push((yield* operations.createPet(next)).id)
           }))
         expect(pages.flatMap((page) => idsOf(page.pets))).toEqual([...ascendingIds(pets), ...created])
-      }).pipe(withPets(pets))
+      }).pipe(runWithPets(pets))
   )
 
-  it.effect.prop(
+  it.prop(
     "a malformed cursor is an invalid request",
-    { cursor: fc.oneof(fc.string(), fc.constantFrom("p1.", "p1.MA", "p1.LTE", "p1.MS41", "p1.OTAwNzE5OTI1NDc0MDk5Mg", 5, null)) },
+    {
+      cursor: fc.oneof(
+        fc.string(),
+        fc.nat().map(String),
+        fc.constantFrom("p1.", "p1.MA", "p1.LTE", "p1.MS41", "p1.OTAwNzE5OTI1NDc0MDk5Mg", "p2.MQ", 5, null)
+      )
+    },
     ({ cursor }) =>
       Effect.gen(function*() {
         expectInvalid(yield* Effect.flip(listPets({ cursor })), "cursor")
-      }).pipe(withPets([]))
+      }).pipe(runWithPets([]))
   )
 
   it.effect("ignores unknown query parameters", () =>

@@ -1,0 +1,134 @@
+/**
+ * The middleware around every request of the HTTP API, in this order:
+ *
+ * 1. who is asking: the bearer credential and the client address;
+ * 2. which route: an operation, a document, or a 404/405 (`Routes`);
+ * 3. admission by core (`GuardedPetOperations.admit`): authentication,
+ *    per-address limit, ban, rate limits, deprecation. It comes before the
+ *    route's own work, so a request without a valid key is refused (401)
+ *    before its body is read (415/413/400), and every request counts;
+ * 4. the route's handler, when admitted;
+ * 5. the headers of the admission on whatever response (`ResponseHeaders`),
+ *    and one access-log line (`AccessLog`).
+ *
+ * @since 1.0.0
+ */
+import type { GuardedPetOperations as Guarded } from "@animal-store/core"
+import { GuardedPetOperations } from "@animal-store/core"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import { Cause, Clock, Context, Effect, Either, Option } from "effect"
+import * as AccessLog from "./AccessLog.js"
+import * as ClientAddress from "./ClientAddress.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+import { MethodNotAllowed, RouteNotFound } from "./ProtocolError.js"
+import * as ResponseHeaders from "./ResponseHeaders.js"
+import * as Routes from "./Routes.js"
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Options {
+  /** Peer addresses whose `X-Forwarded-For` is believed. */
+  readonly trustedProxies: ReadonlyArray<string>
+  /** Whether to write one access-log line per request. */
+  readonly accessLog: boolean
+}
+
+/**
+ * The admission of the request being handled, for the handlers.
+ *
+ * @since 1.0.0
+ * @category tags
+ */
+export class RequestAdmission extends Context.Tag("@animal-store/http-adapter/RequestAdmission")<
+  RequestAdmission,
+  Guarded.Admission
+>() {}
+
+/**
+ * The token of an `Authorization: Bearer <token>` header (scheme in any
+ * case); `undefined` when the header is missing, of another scheme, or empty.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const credentialOf = (authorization: string | undefined): string | undefined => {
+  const match = authorization === undefined ? null : /^Bearer +(\S+) *$/i.exec(authorization)
+  return match === null ? undefined : match[1]
+}
+
+/**
+ * A failure that escaped a handler: the router's own "no route" (the routes
+ * agree with `Routes`, so only a malformed path gets here) or a bug.
+ */
+const unexpected = (cause: Cause.Cause<unknown>, path: string) => {
+  if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+  const failure = Cause.failureOption(cause)
+  return Option.isSome(failure) && HttpServerError.isServerError(failure.value) &&
+      failure.value._tag === "RouteNotFound"
+    ? Effect.succeed(ErrorResponse.make(new RouteNotFound({ path })))
+    : Effect.as(Effect.logError("Unexpected failure while handling a request", cause), ErrorResponse.internalError)
+}
+
+const handle = (
+  app: HttpApp.Default,
+  admission: Guarded.Admission,
+  route: Routes.Route,
+  method: string,
+  path: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> => {
+  switch (route._tag) {
+    case "NotFound":
+      return Effect.succeed(ErrorResponse.make(new RouteNotFound({ path })))
+    case "MethodNotAllowed":
+      return Effect.succeed(ErrorResponse.make(new MethodNotAllowed({ method, allow: route.allow })))
+    default:
+      return app.pipe(
+        Effect.provideService(RequestAdmission, admission),
+        Effect.catchAllCause((cause) => unexpected(cause, path))
+      )
+  }
+}
+
+/**
+ * The middleware, on the `GuardedPetOperations` of the store.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = (
+  options: Options
+): Effect.Effect<(app: HttpApp.Default) => HttpApp.Default, never, GuardedPetOperations.GuardedPetOperations> =>
+  Effect.map(GuardedPetOperations.GuardedPetOperations, (guarded) => (app) =>
+    Effect.gen(function*() {
+      const started = yield* Clock.currentTimeMillis
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const path = Routes.pathOf(request.url)
+      const route = Routes.match(request.method, path)
+      const client: Guarded.ClientRequest = {
+        credential: credentialOf(request.headers["authorization"]),
+        clientAddress: yield* ClientAddress.resolve(request, options.trustedProxies)
+      }
+      const admitted = yield* Effect.either(
+        guarded.admit(client, route._tag === "Operation" ? route.operation : undefined)
+      )
+      const [response, meta] = Either.isLeft(admitted)
+        ? [yield* ErrorResponse.recover(Effect.fail(admitted.left.error)), admitted.left.meta] as const
+        : [yield* handle(app, admitted.right, route, request.method, path), admitted.right.meta] as const
+      const finished = yield* Clock.currentTimeMillis
+      if (options.accessLog) {
+        yield* AccessLog.log({
+          method: request.method,
+          path,
+          status: response.status,
+          durationMs: finished - started,
+          client: client.clientAddress,
+          keyId: Either.isRight(admitted) ? admitted.right.principal?.keyId : undefined
+        })
+      }
+      return ResponseHeaders.stamp(response, meta, finished)
+    }))

@@ -1,0 +1,367 @@
+/**
+ * The `animal-store` command line (decisions.md "Running it"):
+ *
+ * - `serve`: the standalone server. Each flag has an environment variable of
+ *   the same meaning; the flag wins.
+ * - `keys create --plan <plan> [--per-minute N --per-day N] [--env E]`: prints
+ *   a new key once (the key alone on stdout, the details on stderr);
+ *   `keys list`: ids, prefixes, plans, environments and states, never
+ *   secrets; `keys revoke <id>`. They act on the store of `--store`.
+ *
+ * Bad configuration exits non-zero with one line on stderr, never a stack trace.
+ *
+ * @since 1.0.0
+ */
+import type { ApiKey } from "@animal-store/core"
+import { AccessConfig, ApiKeyAuth, Plan } from "@animal-store/core"
+import { Console, Data, Effect, Either, Layer, Logger, Option, Redacted, Schema } from "effect"
+import * as Flags from "./internal/flags.js"
+import * as KeyProvisioning from "./KeyProvisioning.js"
+import * as OpenApiDocument from "./OpenApiDocument.js"
+import * as StandaloneServer from "./StandaloneServer.js"
+import * as StoreLocation from "./StoreLocation.js"
+
+/**
+ * The environment variables read, by name.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Env = Readonly<Record<string, string | undefined>>
+
+/**
+ * A command line that cannot run: the one line to print.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class CliError extends Data.TaggedError("CliError")<{ readonly message: string }> {}
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type Command =
+  | { readonly _tag: "Help"; readonly text: string }
+  | { readonly _tag: "Serve"; readonly options: StandaloneServer.Options }
+  | {
+    readonly _tag: "KeysCreate"
+    readonly store: StoreLocation.StoreLocation
+    readonly options: ApiKeyAuth.IssueOptions
+  }
+  | { readonly _tag: "KeysList"; readonly store: StoreLocation.StoreLocation }
+  | { readonly _tag: "KeysRevoke"; readonly store: StoreLocation.StoreLocation; readonly id: string }
+
+/**
+ * The flags of `serve` and their environment variables.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const serveFlags = {
+  "port": "PORT",
+  "host": "HOST",
+  "store": "ANIMAL_STORE_STORE",
+  "env": "ANIMAL_STORE_ENV",
+  "ban-after": "ANIMAL_STORE_BAN_AFTER",
+  "ban-seconds": "ANIMAL_STORE_BAN_SECONDS",
+  "anonymous-per-minute": "ANIMAL_STORE_ANONYMOUS_PER_MINUTE",
+  "base-url": "ANIMAL_STORE_BASE_URL",
+  "staging-base-url": "ANIMAL_STORE_STAGING_BASE_URL",
+  "trusted-proxies": "ANIMAL_STORE_TRUSTED_PROXIES",
+  "access-log": "ANIMAL_STORE_ACCESS_LOG"
+} as const
+
+const keysFlags = {
+  "store": "ANIMAL_STORE_STORE",
+  "env": "ANIMAL_STORE_ENV",
+  "plan": undefined,
+  "per-minute": undefined,
+  "per-day": undefined
+} as const
+
+/**
+ * @since 1.0.0
+ * @category constants
+ */
+export const usage = `Usage: animal-store <command> [flags]
+
+Commands:
+  serve                      Run the HTTP server
+  keys create --plan <plan>  Issue a key (free, pro, business; enterprise with --per-minute N --per-day N)
+              [--env E]      ... for environment E (default: the served one)
+  keys list                  List keys (never their secrets)
+  keys revoke <id>           Revoke a key
+
+serve flags (environment variable; default):
+  --port N                   (PORT; 8080)
+  --host H                   (HOST; 127.0.0.1)
+  --store S                  memory or sqlite:<path> (ANIMAL_STORE_STORE; sqlite:./data/animal-store.db)
+  --env E                    production or staging (ANIMAL_STORE_ENV; production)
+  --ban-after N              (ANIMAL_STORE_BAN_AFTER; 10)
+  --ban-seconds N            (ANIMAL_STORE_BAN_SECONDS; 900)
+  --anonymous-per-minute N   (ANIMAL_STORE_ANONYMOUS_PER_MINUTE; 60)
+  --base-url URL             (ANIMAL_STORE_BASE_URL; http://localhost:8080/v1)
+  --staging-base-url URL     (ANIMAL_STORE_STAGING_BASE_URL; http://localhost:8080/v1)
+  --trusted-proxies A,B      proxies whose X-Forwarded-For is believed (ANIMAL_STORE_TRUSTED_PROXIES; none)
+  --access-log on|off        one JSON line per request (ANIMAL_STORE_ACCESS_LOG; on)
+  ANIMAL_STORE_API_KEYS      keys to provision: <key>:<plan> or <key>:enterprise:<perMinute>:<perDay>, comma-separated
+
+keys flags: --store S (ANIMAL_STORE_STORE), --env E (ANIMAL_STORE_ENV)
+`
+
+type Setting<A> = Either.Either<A, CliError>
+
+const invalid = (name: string, reason: string) => Either.left(new CliError({ message: `--${name}: ${reason}` }))
+
+const settingsOf = (flags: Readonly<Record<string, string | undefined>>, parsed: Flags.Parsed, env: Env) => {
+  const raw = (name: string): string | undefined => {
+    const variable = flags[name]
+    const fromEnv = variable === undefined ? undefined : env[variable]
+    return parsed.values[name] ?? (fromEnv === "" ? undefined : fromEnv)
+  }
+  const read = <A>(name: string, fallback: A, decode: (value: string) => Either.Either<A, string>): Setting<A> => {
+    const value = raw(name)
+    return value === undefined ? Either.right(fallback) : Either.mapLeft(decode(value), (reason) =>
+      new CliError({ message: `--${name}: ${reason}` }))
+  }
+  return { raw, read }
+}
+
+const integer = (min: number, max: number) => (value: string): Either.Either<number, string> =>
+  /^[0-9]+$/.test(value) && Number(value) >= min && Number(value) <= max
+    ? Either.right(Number(value))
+    : Either.left(`expected an integer from ${min} to ${max}, got "${value}"`)
+
+const positive = integer(1, Number.MAX_SAFE_INTEGER)
+
+const environment = (value: string): Either.Either<ApiKey.Environment, string> =>
+  value === "production" || value === "staging"
+    ? Either.right(value)
+    : Either.left(`expected production or staging, got "${value}"`)
+
+const url = (value: string): Either.Either<string, string> => {
+  try {
+    const parsed = new URL(value)
+    return parsed.protocol === "http:" || parsed.protocol === "https:"
+      ? Either.right(value)
+      : Either.left(`expected an http or https URL, got "${value}"`)
+  } catch {
+    return Either.left(`expected an http or https URL, got "${value}"`)
+  }
+}
+
+const onOff = (value: string): Either.Either<boolean, string> =>
+  ["on", "true", "1"].includes(value)
+    ? Either.right(true)
+    : ["off", "false", "0"].includes(value)
+    ? Either.right(false)
+    : Either.left(`expected on or off, got "${value}"`)
+
+const list = (value: string): Either.Either<ReadonlyArray<string>, string> =>
+  Either.right(value.split(",").map((item) => item.trim()).filter((item) => item.length > 0))
+
+const parseServe = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
+  if (parsed.positionals.length > 0) return invalid("serve", `unexpected argument "${parsed.positionals[0]}"`)
+  const { read } = settingsOf(serveFlags, parsed, env)
+  return Either.gen(function*() {
+    const port = yield* read("port", 8080, integer(0, 65_535))
+    const host = yield* read("host", "127.0.0.1", (value) => Either.right(value))
+    const store = yield* read("store", StoreLocation.defaultLocation, StoreLocation.parse)
+    const served = yield* read("env", AccessConfig.defaults.environment, environment)
+    const banAfter = yield* read("ban-after", AccessConfig.defaults.banAfter, positive)
+    const banSeconds = yield* read("ban-seconds", AccessConfig.defaults.banSeconds, positive)
+    const anonymousPerMinute = yield* read("anonymous-per-minute", AccessConfig.defaults.anonymousPerMinute, positive)
+    const production = yield* read("base-url", OpenApiDocument.defaultServers.production, url)
+    const staging = yield* read("staging-base-url", OpenApiDocument.defaultServers.staging, url)
+    const trustedProxies = yield* read("trusted-proxies", [], list)
+    const accessLog = yield* read("access-log", true, onOff)
+    const keys = yield* Either.mapLeft(
+      KeyProvisioning.parse(env["ANIMAL_STORE_API_KEYS"]),
+      (error) => new CliError({ message: error.message })
+    )
+    const options: StandaloneServer.Options = {
+      host,
+      port,
+      store,
+      access: { environment: served, banAfter, banSeconds, anonymousPerMinute },
+      keys,
+      servers: { production, staging },
+      trustedProxies,
+      accessLog
+    }
+    return { _tag: "Serve", options } as const
+  })
+}
+
+const isPlan = Schema.is(Plan.Plan)
+
+const parseKeys = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
+  const [action, ...rest] = parsed.positionals
+  const { raw, read } = settingsOf(keysFlags, parsed, env)
+  return Either.gen(function*() {
+    const store = yield* read("store", StoreLocation.defaultLocation, StoreLocation.parse)
+    switch (action) {
+      case "create": {
+        if (rest.length > 0) return yield* invalid("keys create", `unexpected argument "${rest[0]}"`)
+        const plan = raw("plan")
+        if (plan === undefined) return yield* invalid("plan", "is required (free, pro, business or enterprise)")
+        if (!isPlan(plan)) return yield* invalid("plan", `expected free, pro, business or enterprise, got "${plan}"`)
+        const perMinute = yield* read("per-minute", undefined, (value) => positive(value))
+        const perDay = yield* read("per-day", undefined, (value) => positive(value))
+        const served = yield* read("env", undefined, (value) => environment(value))
+        const limits = perMinute === undefined && perDay === undefined
+          ? undefined
+          : perMinute !== undefined && perDay !== undefined
+          ? { perMinute, perDay }
+          : yield* invalid("per-minute", "--per-minute and --per-day go together")
+        return { _tag: "KeysCreate", store, options: { plan, limits, environment: served } } as const
+      }
+      case "list":
+        if (rest.length > 0) return yield* invalid("keys list", `unexpected argument "${rest[0]}"`)
+        return { _tag: "KeysList", store } as const
+      case "revoke": {
+        const [id, ...extra] = rest
+        if (id === undefined || extra.length > 0) return yield* invalid("keys revoke", "expected exactly one key id")
+        return { _tag: "KeysRevoke", store, id } as const
+      }
+      default:
+        return yield* Either.left(
+          new CliError({ message: `unknown keys command "${action ?? ""}" (create, list or revoke)` })
+        )
+    }
+  })
+}
+
+/**
+ * Reads a command line (without the program name) and the environment.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const parse = (argv: ReadonlyArray<string>, env: Env): Either.Either<Command, CliError> => {
+  const [command, ...args] = argv
+  const flags = command === "serve" ? Object.keys(serveFlags) : command === "keys" ? Object.keys(keysFlags) : []
+  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+    return Either.right({ _tag: "Help", text: usage })
+  }
+  if (command !== "serve" && command !== "keys") {
+    return Either.left(new CliError({ message: `unknown command "${command}" (serve or keys); see --help` }))
+  }
+  return Flags.parse(args, flags).pipe(
+    Either.mapLeft((message) => new CliError({ message })),
+    Either.flatMap((parsed) =>
+      parsed.help
+        ? Either.right<Command>({ _tag: "Help", text: usage })
+        : command === "serve"
+        ? parseServe(parsed, env)
+        : parseKeys(parsed, env)
+    )
+  )
+}
+
+const storeServices = (store: StoreLocation.StoreLocation, environment?: ApiKey.Environment) =>
+  StandaloneServer.layerServices(store, environment === undefined ? {} : { environment })
+
+const describeKey = (key: ApiKey.ApiKey): ReadonlyArray<string> => [
+  key.id,
+  `${key.prefix}...`,
+  key.plan,
+  `${key.limits.perMinute}/min ${key.limits.perDay}/day`,
+  key.environment,
+  Option.isSome(key.revokedAt) ? `revoked ${key.revokedAt.value.toISOString()}` : "active",
+  key.createdAt.toISOString()
+]
+
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))
+  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join(
+    "\n"
+  )
+}
+
+const storeFailure = (store: StoreLocation.StoreLocation) => (error: { readonly message: string }) =>
+  new CliError({ message: `cannot use the store ${StoreLocation.format(store)}: ${error.message}` })
+
+const serve = (options: StandaloneServer.Options): Effect.Effect<void, CliError> =>
+  Layer.launch(StandaloneServer.layer(options)).pipe(
+    Effect.catchTags({
+      StoreError: (error) => Effect.fail(storeFailure(options.store)(error)),
+      ServeError: (error) =>
+        Effect.fail(
+          new CliError({
+            message: `cannot listen on ${options.host}:${options.port}: ${
+              error.cause instanceof Error ? error.cause.message : String(error.cause)
+            }`
+          })
+        ),
+      ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message }))
+    }),
+    Effect.provide(Logger.json)
+  )
+
+/**
+ * Runs a parsed command.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const execute = (command: Command): Effect.Effect<void, CliError> => {
+  switch (command._tag) {
+    case "Help":
+      return Console.log(command.text)
+    case "Serve":
+      return serve(command.options)
+    case "KeysCreate":
+      return Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.issue(command.options)).pipe(
+        Effect.tap(({ key, secret }) =>
+          Effect.andThen(
+            Console.log(Redacted.value(secret)),
+            Console.error(
+              `Created key ${key.id} (${key.plan}, ${key.environment}). This is the only time the key is shown.`
+            )
+          )
+        ),
+        Effect.catchTag("InvalidRequest", (error) => Effect.fail(new CliError({ message: error.message }))),
+        Effect.provide(storeServices(command.store, command.options.environment)),
+        Effect.mapError((error) => error._tag === "CliError" ? error : storeFailure(command.store)(error))
+      )
+    case "KeysList":
+      return Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.list).pipe(
+        Effect.flatMap((keys) =>
+          Console.log(
+            keys.length === 0
+              ? "No keys."
+              : table(["ID", "PREFIX", "PLAN", "LIMITS", "ENVIRONMENT", "STATE", "CREATED"], keys.map(describeKey))
+          )
+        ),
+        Effect.provide(storeServices(command.store)),
+        Effect.mapError(storeFailure(command.store))
+      )
+    case "KeysRevoke":
+      return Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.revoke(command.id)).pipe(
+        Effect.mapError(storeFailure(command.store)),
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new CliError({ message: `no key with id "${command.id}"` })),
+          onSome: (key) => Console.log(`Revoked key ${key.id}.`)
+        })),
+        Effect.provide(storeServices(command.store)),
+        Effect.mapError((error) => error._tag === "CliError" ? error : storeFailure(command.store)(error))
+      )
+  }
+}
+
+/**
+ * Parses and runs a command line. A failure prints one line on stderr and
+ * fails with the `CliError` (so the process exits non-zero, without a trace).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const run = (argv: ReadonlyArray<string>, env: Env): Effect.Effect<void, CliError> =>
+  Either.match(parse(argv, env), { onLeft: Effect.fail, onRight: execute }).pipe(
+    Effect.catchAllDefect((defect) =>
+      Effect.fail(new CliError({ message: `unexpected error: ${defect instanceof Error ? defect.message : String(defect)}` }))
+    ),
+    Effect.tapError((error) => Console.error(`animal-store: ${error.message}`))
+  )

@@ -1,0 +1,115 @@
+/**
+ * The response of every error: the status and the `Error` body
+ * `{code, message, status}` come from core's `ApiError` (one table of codes),
+ * plus the headers some errors carry: `WWW-Authenticate` on 401, `Retry-After`
+ * on 429, `Allow` on 405, and `Connection: close` on 413 (the rest of the
+ * body is not read). A store failure is a 500 that discloses nothing.
+ *
+ * @since 1.0.0
+ */
+import type { StoreError } from "@animal-store/core"
+import { ApiError } from "@animal-store/core"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect } from "effect"
+import { jsonResponse } from "./internal/json.js"
+import type { ProtocolError } from "./ProtocolError.js"
+
+/**
+ * Everything a request can fail with.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Failure = ApiError.ApiError | ProtocolError | StoreError.StoreError
+
+/**
+ * The realm of the bearer challenge.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const realm = "animal-store"
+
+/**
+ * The body of every 500: it discloses nothing.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const internalErrorBody: ApiError.ErrorBody = ApiError.makeBody("internal_error", "An internal error occurred")
+
+/**
+ * The `Error` body of a failure; a store failure discloses nothing.
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const body = (failure: Failure): ApiError.ErrorBody => {
+  switch (failure._tag) {
+    case "StoreError":
+      return internalErrorBody
+    case "InvalidRequest":
+    case "Unauthorized":
+    case "PetNotFound":
+    case "RateLimited":
+    case "ApiKeyBanned":
+    case "Gone":
+      return ApiError.toBody(failure)
+    default:
+      return ApiError.makeBody(failure.code, failure.message)
+  }
+}
+
+const headers = (failure: Failure): Record<string, string> => {
+  switch (failure._tag) {
+    case "Unauthorized":
+      return {
+        "www-authenticate": failure.reason === "missing"
+          ? `Bearer realm="${realm}"`
+          : `Bearer realm="${realm}", error="invalid_token"`
+      }
+    case "RateLimited":
+    case "ApiKeyBanned":
+      return { "retry-after": String(failure.retryAfter) }
+    case "MethodNotAllowed":
+      return { allow: failure.allow.join(", ") }
+    case "PayloadTooLarge":
+      return { connection: "close" }
+    default:
+      return {}
+  }
+}
+
+/**
+ * The response to a failure.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = (failure: Failure): HttpServerResponse.HttpServerResponse => {
+  const errorBody = body(failure)
+  return jsonResponse(errorBody, { status: errorBody.status, headers: headers(failure) })
+}
+
+/**
+ * The response to a defect (a bug): a 500 that discloses nothing.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const internalError: HttpServerResponse.HttpServerResponse = jsonResponse(internalErrorBody, { status: 500 })
+
+/**
+ * Answers the failures of `effect` with their responses; a store failure is
+ * logged (its message only) before its 500 is answered.
+ *
+ * @since 1.0.0
+ * @category combinators
+ */
+export const recover = <R>(
+  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, Failure, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
+  Effect.catchAll(effect, (failure) =>
+    failure._tag === "StoreError"
+      ? Effect.as(Effect.logError(`Store failure (${failure.reason}): ${failure.message}`), make(failure))
+      : Effect.succeed(make(failure)))

@@ -1,0 +1,147 @@
+/**
+ * The OpenAPI 3.1 document served at `GET /v1/openapi.json`, generated from
+ * `PetsApi`: version 1.0.0, the production and staging base addresses as
+ * servers, the bearer scheme, `getPet` deprecated, and the headers of
+ * decisions.md (rate limits on every response, `Retry-After` on 429,
+ * `WWW-Authenticate` on 401, `Location` on 201, `Link` for the next page, and
+ * `Deprecation`/`Sunset`/`Link` on `getPet`).
+ *
+ * @since 1.0.0
+ */
+import * as OpenApi from "@effect/platform/OpenApi"
+import { PetsApi } from "./PetsApi.js"
+
+/**
+ * The base addresses of the two environments, each ending in `/v1`.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Servers {
+  readonly production: string
+  readonly staging: string
+}
+
+/**
+ * `http://localhost:8080/v1` for both, as decisions.md defaults them.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const defaultServers: Servers = {
+  production: "http://localhost:8080/v1",
+  staging: "http://localhost:8080/v1"
+}
+
+type Json = Record<string, any>
+
+const header = (description: string, schema: Json): Json => ({ description, schema })
+
+const headers: Json = {
+  "X-RateLimit-Limit": header(
+    "The request limit of the window with the fewest remaining requests (on a tie, the one that resets later).",
+    { type: "integer" }
+  ),
+  "X-RateLimit-Remaining": header("Requests remaining in that window, counting this one.", { type: "integer" }),
+  "X-RateLimit-Reset": header("Unix timestamp (seconds) at which that window resets.", { type: "integer" }),
+  "RateLimit-Policy": header(
+    "Every window in force (IETF RateLimit fields draft), e.g. `\"minute\";q=60;w=60, \"day\";q=1000;w=86400`.",
+    { type: "string" }
+  ),
+  "RateLimit": header(
+    "Remaining requests and seconds until reset of every window, e.g. `\"minute\";r=59;t=42, \"day\";r=999;t=3600`.",
+    { type: "string" }
+  ),
+  "Retry-After": header("Seconds to wait before retrying.", { type: "integer" }),
+  "WWW-Authenticate": header("`Bearer realm=\"animal-store\"`, with `error=\"invalid_token\"` when a key was sent.", {
+    type: "string"
+  }),
+  "Location": header("The path of the created animal, `/v1/pets/{id}`.", { type: "string" }),
+  "Link": header("`<...>; rel=\"next\"`: the next page of the listing, when there is one.", { type: "string" }),
+  "Deprecation": header("RFC 9745: when the operation was deprecated, `@<unix seconds>`.", { type: "string" }),
+  "Sunset": header("RFC 8594: when the operation is removed, `Thu, 05 Dec 2030 00:00:00 GMT`.", { type: "string" }),
+  "SuccessorLink": header("`</v1/pets>; rel=\"successor-version\"`: the replacement of the operation.", {
+    type: "string"
+  })
+}
+
+const ref = (name: string): Json => ({ $ref: `#/components/headers/${name}` })
+
+const rateLimitHeaders = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"]
+
+const descriptions: Record<string, string> = {
+  "200": "Success.",
+  "201": "The created animal.",
+  "400": "The request is invalid: body, parameters or JSON (`invalid_request`, with `details` for validation).",
+  "401": "The API key is missing or invalid (`unauthorized`).",
+  "404": "The animal does not exist (`not_found`).",
+  "410": "The operation is past its sunset (`gone`).",
+  "413": "The body is larger than 65,536 bytes (`payload_too_large`).",
+  "415": "The body is not `application/json` (`unsupported_media_type`).",
+  "429": "Over a rate limit (`rate_limited`) or the key is temporarily banned (`api_key_banned`).",
+  "500": "An internal error (`internal_error`); no detail is disclosed."
+}
+
+const errorContent: Json = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } }
+
+const identifier: Json = { type: "integer", format: "int64", minimum: 1, maximum: Number.MAX_SAFE_INTEGER }
+const name: Json = { type: "string", minLength: 1, maxLength: 255, description: "1 to 255 characters, trimmed." }
+
+const responseHeaders = (operation: string, status: string): Json => {
+  const names = [...rateLimitHeaders]
+  if (status === "429") names.push("Retry-After")
+  if (status === "401") names.push("WWW-Authenticate")
+  if (operation === "createPet" && status === "201") names.push("Location")
+  if (operation === "listPets" && status === "200") names.push("Link")
+  const out: Json = Object.fromEntries(names.map((name) => [name, ref(name)]))
+  if (operation === "getPet") {
+    out["Deprecation"] = ref("Deprecation")
+    out["Sunset"] = ref("Sunset")
+    out["Link"] = ref("SuccessorLink")
+  }
+  return out
+}
+
+/**
+ * Completes the generated document: headers, response descriptions, the
+ * `Error` body on every error (the HttpApi's own decode error never reaches a
+ * client: core validates), and the id and name formats.
+ */
+const complete = (spec: Json): Json => {
+  for (const methods of Object.values<Json>(spec.paths)) {
+    for (const operation of Object.values<Json>(methods)) {
+      const operationName = String(operation.operationId).replace(/^pets\./, "")
+      for (const [status, response] of Object.entries<Json>(operation.responses)) {
+        response.description = descriptions[status] ?? response.description
+        if (Number(status) >= 400) response.content = errorContent
+        response.headers = responseHeaders(operationName, status)
+      }
+    }
+  }
+  const schemas: Json = spec.components.schemas
+  for (const unused of ["HttpApiDecodeError", "Issue", "PropertyKey", "NameMaxLength", "Trim"]) delete schemas[unused]
+  if (schemas.Pet) Object.assign(schemas.Pet.properties, { id: identifier, categoryId: identifier, name })
+  if (schemas.NewPet) Object.assign(schemas.NewPet.properties, { categoryId: identifier, name })
+  spec.components.headers = headers
+  return spec
+}
+
+/**
+ * `PetsApi` annotated with the servers of the document.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const annotate = (servers: Servers = defaultServers) =>
+  PetsApi.annotate(OpenApi.Servers, [
+    { url: servers.production, description: "Production" },
+    { url: servers.staging, description: "Staging" }
+  ]).annotate(OpenApi.Transform, complete)
+
+/**
+ * The OpenAPI document of the interface with `servers`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = (servers: Servers = defaultServers): OpenApi.OpenAPISpec => OpenApi.fromApi(annotate(servers))

@@ -1,0 +1,196 @@
+/**
+ * The HttpApi definition of the interface: the group `pets` with `listPets`,
+ * `createPet` and `getPet` (deprecated) under the base path `/v1`, secured by
+ * the bearer scheme. The OpenAPI document, the routes (404/405) and the
+ * handlers all come from this one definition.
+ *
+ * Request parameters are declared leniently: they decode any string (or
+ * repeated query value) and document the real constraints, because core's
+ * `PetOperations` is the one validator of every input (see the README).
+ *
+ * @since 1.0.0
+ */
+import { ApiError, ListPetsQuery, Pet } from "@animal-store/core"
+import type { ApiKey } from "@animal-store/core"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Context, Schema } from "effect"
+
+/**
+ * The version segment every path starts with.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const basePath = "/v1" as const
+
+/**
+ * Where the OpenAPI document is served (no key needed).
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const openApiPath = "/v1/openapi.json" as const
+
+/**
+ * Where the API reference page (Scalar) is served (no key needed).
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const docsPath = "/v1/docs" as const
+
+/**
+ * The `Error` body answered with `status`.
+ *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const errorAt = (status: number) =>
+  ApiError.ErrorBody.annotations({ identifier: "Error", ...HttpApiSchema.annotations({ status }) })
+
+/**
+ * A parameter that decodes any string and documents `jsonSchema`.
+ * @internal
+ */
+const pathParameter = (jsonSchema: object) => Schema.String.annotations({ jsonSchema })
+
+/**
+ * A query parameter (one value or repeated) that decodes as is and documents `jsonSchema`.
+ * @internal
+ */
+const queryParameter = (jsonSchema: object) =>
+  Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ jsonSchema }))
+
+/**
+ * The principal of an admitted request, provided to the handlers by `Authorization`.
+ *
+ * @since 1.0.0
+ * @category tags
+ */
+export class CurrentPrincipal extends Context.Tag("@animal-store/http-adapter/CurrentPrincipal")<
+  CurrentPrincipal,
+  ApiKey.Principal
+>() {}
+
+/**
+ * The bearer security of every operation. The credential is checked, with
+ * the rate limits, by `AccessMiddleware` before routing (so a request without
+ * a valid key is refused before its body is read); this middleware hands the
+ * admitted principal to the handlers.
+ *
+ * @since 1.0.0
+ * @category security
+ */
+export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("@animal-store/http-adapter/Authorization", {
+  security: {
+    bearer: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "An API key (`ask_live_...` in production, `ask_test_...` in staging) sent as `Authorization: Bearer <key>`."
+      )
+    )
+  },
+  provides: CurrentPrincipal,
+  failure: errorAt(401)
+}) {}
+
+const Pets = Schema.Array(Pet.Pet).annotations({ identifier: "Pets" })
+
+const listPets = HttpApiEndpoint.get("listPets", "/pets")
+  .setUrlParams(Schema.Struct({
+    limit: queryParameter({
+      type: "integer",
+      minimum: 1,
+      maximum: ListPetsQuery.maxLimit,
+      default: ListPetsQuery.defaultLimit,
+      description: "Maximum number of animals returned."
+    }),
+    status: queryParameter({
+      type: "string",
+      enum: Pet.PetStatus.literals,
+      description: "Filters by availability status."
+    }),
+    cursor: queryParameter({
+      type: "string",
+      description: "Continues a listing: the opaque cursor of the previous page's `Link: <...>; rel=\"next\"`."
+    })
+  }))
+  .addSuccess(Pets)
+  .addError(errorAt(400))
+  .annotate(OpenApi.Summary, "List animals")
+  .annotate(
+    OpenApi.Description,
+    "Animals in ascending id order, optionally filtered by status. A response with more animals carries `Link: <...>; rel=\"next\"`."
+  )
+
+const createPet = HttpApiEndpoint.post("createPet", "/pets")
+  .setPayload(Pet.NewPet)
+  .addSuccess(Pet.Pet, { status: 201 })
+  .addError(errorAt(400))
+  .addError(errorAt(413))
+  .addError(errorAt(415))
+  .annotate(OpenApi.Summary, "Add an animal")
+  .annotate(
+    OpenApi.Description,
+    "Bodies are `application/json` of at most 65,536 bytes. Answers the created animal with `Location: /v1/pets/{id}`."
+  )
+
+const getPet = HttpApiEndpoint.get("getPet", "/pets/:petId")
+  .setPath(Schema.Struct({
+    petId: pathParameter({
+      type: "integer",
+      format: "int64",
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: "Identifier of the animal to retrieve."
+    })
+  }))
+  .addSuccess(Pet.Pet)
+  .addError(errorAt(400))
+  .addError(errorAt(404))
+  .addError(errorAt(410))
+  .annotate(OpenApi.Summary, "Get an animal (deprecated)")
+  .annotate(
+    OpenApi.Description,
+    "Deprecated: removed on 5 December 2030 (`Sunset`); from then on it answers 410. Use `GET /pets` with the `status` filter."
+  )
+  .annotate(OpenApi.Deprecated, true)
+
+/**
+ * The group `Pets`: the three operations of the interface.
+ *
+ * @since 1.0.0
+ * @category groups
+ */
+export class PetsGroup extends HttpApiGroup.make("pets")
+  .add(listPets)
+  .add(createPet)
+  .add(getPet)
+  .middleware(Authorization)
+  .addError(errorAt(429))
+  .addError(errorAt(500))
+  .annotate(OpenApi.Title, "Pets")
+  .prefix(basePath)
+{}
+
+/**
+ * The Animal Store interface, version 1.0.0.
+ *
+ * @since 1.0.0
+ * @category api
+ */
+export class PetsApi extends HttpApi.make("animal-store")
+  .add(PetsGroup)
+  .annotate(OpenApi.Title, "Animal Store")
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(
+    OpenApi.Description,
+    "An HTTP+JSON store of animals with bearer API keys, plan rate limits and a deprecated operation."
+  )
+{}

@@ -1,0 +1,96 @@
+/**
+ * The errors that belong to HTTP itself rather than to the interface's
+ * operations: unknown routes, wrong methods, and bodies that are too large,
+ * of another media type, or not JSON. Each carries its code of decisions.md.
+ *
+ * @since 1.0.0
+ */
+import { Data } from "effect"
+
+/**
+ * No route has this path (`GET /store/orders` included): 404 `not_found`.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class RouteNotFound extends Data.TaggedError("RouteNotFound")<{ readonly path: string }> {
+  /** @since 1.0.0 */
+  readonly code = "not_found" as const
+  /** @since 1.0.0 */
+  override get message(): string {
+    return `No route for ${this.path}`
+  }
+}
+
+/**
+ * The path exists, not with this method: 405 `method_not_allowed` with `Allow`.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class MethodNotAllowed extends Data.TaggedError("MethodNotAllowed")<{
+  readonly method: string
+  readonly allow: ReadonlyArray<string>
+}> {
+  /** @since 1.0.0 */
+  readonly code = "method_not_allowed" as const
+  /** @since 1.0.0 */
+  override get message(): string {
+    return `Method ${this.method} is not allowed here; allowed: ${this.allow.join(", ")}`
+  }
+}
+
+/**
+ * The body is over the limit: 413 `payload_too_large`.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly maxBytes: number }> {
+  /** @since 1.0.0 */
+  readonly code = "payload_too_large" as const
+  /** @since 1.0.0 */
+  override get message(): string {
+    return `The request body must be at most ${this.maxBytes} bytes`
+  }
+}
+
+/**
+ * The body is not `application/json`: 415 `unsupported_media_type`.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class UnsupportedMediaType extends Data.TaggedError("UnsupportedMediaType")<{
+  readonly contentType: string | undefined
+}> {
+  /** @since 1.0.0 */
+  readonly code = "unsupported_media_type" as const
+  /** @since 1.0.0 */
+  override get message(): string {
+    return this.contentType === undefined
+      ? "Content-Type application/json is required"
+      : `Content-Type ${this.contentType} is not supported; use application/json`
+  }
+}
+
+/**
+ * The body is not valid UTF-8 JSON, or could not be read: 400 `invalid_request`.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class MalformedBody extends Data.TaggedError("MalformedBody")<{ readonly reason: string }> {
+  /** @since 1.0.0 */
+  readonly code = "invalid_request" as const
+  /** @since 1.0.0 */
+  override get message(): string {
+    return `The request body is not valid JSON: ${this.reason}`
+  }
+}
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type ProtocolError = RouteNotFound | MethodNotAllowed | PayloadTooLarge | UnsupportedMediaType | MalformedBody

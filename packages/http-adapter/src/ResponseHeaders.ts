@@ -1,0 +1,70 @@
+/**
+ * The headers every response carries from its `ResponseMeta`: the rate-limit
+ * fields (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`
+ * of the reported window, and the standard `RateLimit-Policy` and `RateLimit`
+ * fields of every window) and, on a deprecated operation, `Deprecation`,
+ * `Sunset` and `Link`.
+ *
+ * @since 1.0.0
+ */
+import type { GuardedPetOperations, PlanRateLimiter } from "@animal-store/core"
+import { DeprecationPolicy } from "@animal-store/core"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { basePath } from "./PetsApi.js"
+
+/**
+ * The rate-limit fields of a decision at `nowMillis`. `RateLimit-Policy` and
+ * `RateLimit` follow the IETF draft "RateLimit header fields for HTTP": one
+ * named item per window, with its quota `q` and length `w`, and its remaining
+ * requests `r` and seconds until reset `t`.
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const rateLimit = (
+  decision: PlanRateLimiter.RateLimitDecision,
+  nowMillis: number
+): Record<string, string> => {
+  const { reported, windows } = decision
+  return {
+    "x-ratelimit-limit": String(reported.limit),
+    "x-ratelimit-remaining": String(reported.remaining),
+    "x-ratelimit-reset": String(reported.reset),
+    "ratelimit-policy": windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(", "),
+    "ratelimit": windows
+      .map((w) => `"${w.name}";r=${w.remaining};t=${Math.max(0, Math.ceil(w.reset - nowMillis / 1000))}`)
+      .join(", ")
+  }
+}
+
+/**
+ * The deprecation fields of an operation under the base path `/v1`.
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const deprecation = (value: DeprecationPolicy.Deprecation): Record<string, string> => {
+  const { Deprecation, Link, Sunset } = DeprecationPolicy.headers(value, basePath)
+  return { deprecation: Deprecation, sunset: Sunset, link: Link }
+}
+
+/**
+ * Adds the headers of `meta` to a response; a `Link` it already has is kept
+ * beside the new one.
+ *
+ * @since 1.0.0
+ * @category combinators
+ */
+export const stamp = (
+  response: HttpServerResponse.HttpServerResponse,
+  meta: GuardedPetOperations.ResponseMeta,
+  nowMillis: number
+): HttpServerResponse.HttpServerResponse => {
+  const fields: Record<string, string> = {
+    ...(meta.rateLimit === undefined ? {} : rateLimit(meta.rateLimit, nowMillis)),
+    ...(meta.deprecation === undefined ? {} : deprecation(meta.deprecation))
+  }
+  const link = response.headers["link"]
+  if (fields.link !== undefined && link !== undefined) fields.link = `${link}, ${fields.link}`
+  return HttpServerResponse.setHeaders(response, fields)
+}

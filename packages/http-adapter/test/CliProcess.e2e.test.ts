@@ -1,0 +1,110 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { runCli, startServe } from "./support/CliProcess.js"
+
+const temporaryFolder = () => Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-cli-"))
+
+const expectOneLineFailure = (finished: { code: number | null; stderr: string; stdout: string }, pattern: RegExp) => {
+  expect(finished.code).not.toBe(0)
+  expect(finished.code).not.toBeNull()
+  const lines = finished.stderr.split("\n").filter((line) => line.length > 0)
+  expect(lines).toHaveLength(1)
+  expect(lines[0]).toMatch(pattern)
+  expect(finished.stderr).not.toMatch(/\n\s+at /)
+}
+
+/** Sends the headers and the first half of a POST body; `finish` sends the rest and resolves with the status. */
+const halfSentPost = (origin: string, secret: string, body: string) =>
+  new Promise<{ finish: () => Promise<number> }>((resolve) => {
+    const request = Http.request(new URL("/v1/pets", origin), {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${secret}` }
+    })
+    const status = new Promise<number>((done, fail) => {
+      request.on("response", (response) => {
+        response.resume()
+        done(response.statusCode ?? 0)
+      })
+      request.on("error", fail)
+    })
+    request.flushHeaders()
+    request.write(body.slice(0, 10), () =>
+      resolve({
+        finish: () => {
+          request.end(body.slice(10))
+          return status
+        }
+      }))
+  })
+
+describe.concurrent("the animal-store command", () => {
+  it("exits non-zero with one line on stderr, without a stack trace, on bad configuration", async () => {
+    const folder = temporaryFolder()
+    Fs.writeFileSync(Path.join(folder, "file"), "")
+    const secret = "ask_test_provisionedkey000000"
+    const [unknownFlag, badDatabase, badKeys] = await Promise.all([
+      runCli(["serve", "--verbose"]),
+      runCli(["serve", "--port", "0", "--store", `sqlite:${Path.join(folder, "file", "x.db")}`]),
+      runCli(["serve", "--port", "0", "--store", "memory"], { ANIMAL_STORE_API_KEYS: `${secret}:pro` })
+    ])
+    expectOneLineFailure(unknownFlag, /^animal-store: unknown flag --verbose$/)
+    expectOneLineFailure(badDatabase, /^animal-store: cannot use the store sqlite:.*x\.db: /)
+    expectOneLineFailure(badKeys, /^animal-store: ANIMAL_STORE_API_KEYS entry 1: .*staging key, but the environment is production$/)
+    expect(badKeys.stderr).not.toContain(secret)
+    Fs.rmSync(folder, { recursive: true, force: true })
+  })
+
+  it("issues and lists keys on a SQLite file, showing a secret only when it is issued", async () => {
+    const folder = temporaryFolder()
+    const store = ["--store", `sqlite:${Path.join(folder, "data", "keys.db")}`]
+    const created = await runCli(["keys", "create", "--plan", "enterprise", "--per-minute", "5", "--per-day", "50", ...store])
+    expect(created.code).toBe(0)
+    const secret = created.stdout.trim()
+    expect(secret).toMatch(/^ask_live_[A-Za-z0-9_-]{16,}$/)
+    const id = /Created key (\S+) \(enterprise, production\)/.exec(created.stderr)![1]!
+    const listed = await runCli(["keys", "list", ...store])
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toContain(id)
+    expect(listed.stdout).toMatch(/enterprise\s+5\/min 50\/day\s+production\s+active/)
+    expect(listed.stdout).not.toContain(secret)
+    Fs.rmSync(folder, { recursive: true, force: true })
+  })
+
+  it("serves with provisioned keys and a JSON access log, and on SIGTERM finishes requests in flight, closes the store and exits 0", async () => {
+    const folder = temporaryFolder()
+    const database = Path.join(folder, "data", "animal-store.db")
+    const secret = "ask_live_provisionedkey000000"
+    const serving = await startServe(["--store", `sqlite:${database}`], { ANIMAL_STORE_API_KEYS: `${secret}:pro` })
+    const headers = { authorization: `Bearer ${secret}` }
+    const created = await fetch(`${serving.origin}/v1/pets`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Rex", categoryId: 1 })
+    })
+    expect(created.status).toBe(201)
+    expect(created.headers.get("x-ratelimit-limit")).toBe("300")
+
+    const inFlight = await halfSentPost(serving.origin, secret, JSON.stringify({ name: "Late", categoryId: 2 }))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    serving.child.kill("SIGTERM")
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(serving.child.exitCode).toBeNull()
+    await expect(fetch(`${serving.origin}/v1/pets`, { headers })).rejects.toThrow()
+    expect(await inFlight.finish()).toBe(201)
+    const exited = await serving.exited
+    expect(exited.code).toBe(0)
+
+    const log = exited.stdout.split("\n").filter((line) => line.includes("http.request")).map((line) => JSON.parse(line))
+    expect(log.map((entry) => [entry.annotations.method, entry.annotations.path, entry.annotations.status])).toEqual([
+      ["POST", "/v1/pets", 201],
+      ["POST", "/v1/pets", 201]
+    ])
+    expect(log[0].annotations.keyId).toMatch(/^key_/)
+    expect(exited.stdout).not.toContain(secret)
+
+    Fs.rmSync(folder, { recursive: true, force: true })
+  })
+})

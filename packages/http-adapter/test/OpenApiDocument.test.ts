@@ -1,0 +1,70 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Validator } from "@seriousme/openapi-schema-validator"
+import { Effect } from "effect"
+import * as OpenApiDocument from "../src/OpenApiDocument.js"
+
+const servers = { production: "https://api.example.com/v1", staging: "https://staging.example.com/v1" }
+const spec = OpenApiDocument.make(servers) as unknown as Record<string, any>
+const operations = () =>
+  Object.values<Record<string, any>>(spec.paths).flatMap((methods) => Object.values<Record<string, any>>(methods))
+const operation = (id: string) => operations().find((op) => op.operationId === `pets.${id}`)!
+
+describe("the OpenAPI document", () => {
+  it.effect("is a valid OpenAPI 3.1 document", () =>
+    Effect.gen(function*() {
+      const result = yield* Effect.promise(() => new Validator().validate(structuredClone(spec)))
+      expect(result.errors).toBeUndefined()
+      expect(result.valid).toBe(true)
+      expect(spec.openapi).toBe("3.1.0")
+    }))
+
+  it("has version 1.0.0 and both base addresses as servers", () => {
+    expect(spec.info.version).toBe("1.0.0")
+    expect(spec.servers).toEqual([
+      { url: servers.production, description: "Production" },
+      { url: servers.staging, description: "Staging" }
+    ])
+  })
+
+  it("describes the three operations under /v1, bearer-secured, getPet deprecated", () => {
+    expect(Object.keys(spec.paths).sort()).toEqual(["/v1/pets", "/v1/pets/{petId}"])
+    expect(Object.keys(spec.paths["/v1/pets"]).sort()).toEqual(["get", "post"])
+    expect(spec.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" })
+    for (const op of operations()) expect(op.security).toEqual([{ bearer: [] }])
+    expect(operation("getPet").deprecated).toBe(true)
+    expect(operation("listPets").deprecated).toBeUndefined()
+    expect(operation("listPets").parameters.find((p: { name: string }) => p.name === "limit").schema).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 20
+    })
+    expect(spec.components.schemas.Pet.properties.id).toMatchObject({ type: "integer", format: "int64" })
+    expect(operation("createPet").requestBody.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/NewPet"
+    })
+  })
+
+  it("documents 401 and 429 with the Error body, and the rate-limit headers on every response", () => {
+    for (const op of operations()) {
+      expect(op.responses["401"].headers["WWW-Authenticate"]).toBeDefined()
+      expect(op.responses["429"].headers["Retry-After"]).toBeDefined()
+      for (const [status, response] of Object.entries<Record<string, any>>(op.responses)) {
+        for (const name of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit", "RateLimit-Policy"]) {
+          expect(response.headers[name], `${op.operationId} ${status} ${name}`).toEqual({
+            $ref: `#/components/headers/${name}`
+          })
+        }
+        if (Number(status) >= 400) {
+          expect(response.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" })
+        }
+      }
+    }
+    expect(spec.components.schemas.Error.required).toEqual(["code", "message", "status"])
+    expect(spec.components.schemas.HttpApiDecodeError).toBeUndefined()
+    expect(operation("createPet").responses["201"].headers.Location).toBeDefined()
+    expect(Object.keys(operation("getPet").responses["200"].headers)).toEqual(
+      expect.arrayContaining(["Deprecation", "Sunset", "Link"])
+    )
+  })
+})

@@ -1,0 +1,55 @@
+import * as ChildProcess from "node:child_process"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const bin = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../bin/animal-store.js")
+
+/** The environment of the test process without any variable the CLI reads. */
+export const cleanEnv = (extra: Record<string, string> = {}): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.startsWith("ANIMAL_STORE_") && name !== "PORT" && name !== "HOST") env[name] = value
+  }
+  return { ...env, ...extra }
+}
+
+export interface Finished {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the CLI to its end. */
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, cwd?: string) =>
+  new Promise<Finished>((resolve, reject) => {
+    const child = ChildProcess.spawn(process.execPath, [bin, ...args], { env: cleanEnv(env), cwd })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("error", reject)
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+export interface Serving {
+  readonly origin: string
+  readonly child: ChildProcess.ChildProcess
+  readonly stdout: () => string
+  readonly exited: Promise<Finished>
+}
+
+/** Starts `serve` on a random port and waits until it listens. */
+export const startServe = (args: ReadonlyArray<string>, env: Record<string, string> = {}, cwd?: string) =>
+  new Promise<Serving>((resolve, reject) => {
+    const child = ChildProcess.spawn(process.execPath, [bin, "serve", "--port", "0", ...args], { env: cleanEnv(env), cwd })
+    let stdout = ""
+    let stderr = ""
+    const exited = new Promise<Finished>((done) => child.on("close", (code) => done({ code, stdout, stderr })))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(stdout)
+      if (match) resolve({ origin: match[1]!, child, stdout: () => stdout, exited })
+    })
+    exited.then((finished) => reject(new Error(`serve exited early: ${finished.stderr}`)))
+  })

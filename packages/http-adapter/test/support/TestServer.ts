@@ -1,0 +1,88 @@
+import type { Plan, StoreError } from "@animal-store/core"
+import { AccessConfig, AnimalStore, ApiKeyAuth } from "@animal-store/core"
+import { MemoryStore } from "@animal-store/memory-store"
+import { SqliteStore } from "@animal-store/sqlite-store"
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import type { Scope } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as HttpAdapter from "../../src/HttpAdapter.js"
+import * as StandaloneServer from "../../src/StandaloneServer.js"
+
+export type StoreKind = "memory" | "sqlite"
+
+export const storeKinds: ReadonlyArray<StoreKind> = ["memory", "sqlite"]
+
+/** A fresh, empty SQLite file in a temporary folder removed with the scope. */
+export const temporaryDatabase = Effect.acquireRelease(
+  Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-http-"))),
+  (folder) => Effect.sync(() => Fs.rmSync(folder, { recursive: true, force: true }))
+).pipe(Effect.map((folder) => Path.join(folder, "animal-store.db")))
+
+export const portsOf = (
+  kind: StoreKind
+): Effect.Effect<Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError>, never, Scope.Scope> =>
+  kind === "memory"
+    ? Effect.succeed(MemoryStore.layer)
+    : Effect.map(temporaryDatabase, (filename) => SqliteStore.layer({ filename }))
+
+export interface TestServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly origin: string
+  readonly issue: (
+    plan: Plan.Plan,
+    options?: { readonly limits?: Plan.PlanLimits; readonly environment?: "production" | "staging" }
+  ) => Effect.Effect<{ readonly secret: string; readonly id: string }>
+  readonly revoke: (id: string) => Effect.Effect<void>
+  readonly request: (path: string, init?: RequestInit) => Effect.Effect<Response>
+}
+
+export interface TestServerOptions {
+  readonly ports: Layer.Layer<AnimalStore.StorePorts, unknown>
+  readonly access?: Partial<AccessConfig.AccessSettings>
+  readonly adapter?: HttpAdapter.Options
+  readonly limits?: Partial<StandaloneServer.ServerLimits>
+}
+
+/** The HTTP API over a real port (127.0.0.1, random) on `ports`, closed with the scope. */
+export const start = (options: TestServerOptions) =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(
+      HttpAdapter.layer({ accessLog: false, ...options.adapter }).pipe(
+        Layer.provideMerge(
+          NodeHttpServer.layer(() => StandaloneServer.createNodeServer(options.limits), { host: "127.0.0.1", port: 0 })
+        ),
+        Layer.provideMerge(
+          AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer(options.access)), Layer.provide(options.ports))
+        ),
+        Layer.orDie
+      )
+    )
+    const address = Context.get(context, HttpServer.HttpServer).address
+    const auth = Context.get(context, ApiKeyAuth.ApiKeyAuth)
+    const origin = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
+    const server: TestServer = {
+      origin,
+      issue: (plan, issueOptions) =>
+        auth.issue({ plan, ...issueOptions }).pipe(
+          Effect.map(({ key, secret }) => ({ secret: Redacted.value(secret), id: key.id })),
+          Effect.orDie
+        ),
+      revoke: (id) => Effect.orDie(auth.revoke(id)),
+      request: (path, init) => Effect.promise(() => fetch(origin + path, init))
+    }
+    return server
+  })
+
+export const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` })
+
+export const json = (response: Response): Effect.Effect<any> => Effect.promise(() => response.json())
+
+export const jsonBody = (secret: string | undefined, body: unknown): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json", ...(secret === undefined ? {} : bearer(secret)) },
+  body: typeof body === "string" ? body : JSON.stringify(body)
+})
