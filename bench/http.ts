@@ -1,0 +1,274 @@
+/**
+ * HTTP on loopback: the standalone server (SQLite store, an enterprise key
+ * that never trips, access log off) and the floor server, both on copies of
+ * one filled database and pinned to core 0, under autocannon pinned to core 1.
+ * Scenarios alternate between the two servers; peak RSS is each server's
+ * `VmHWM` at the end.
+ */
+import { ListPetsQuery, Pet } from "@animal-store/core"
+import type { ChildProcess } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { fillSqlite } from "./dataset.js"
+import type { HttpScenario, LoadLine, LoadPlan, LoadResult, Server } from "./httpScenarios.js"
+import { httpScenarios } from "./httpScenarios.js"
+
+export interface HttpOptions {
+  readonly pets: number
+  readonly connections: number
+  readonly warmupSeconds: number
+  readonly seconds: number
+}
+
+/** The load generator's numbers and the server's CPU time over the measured run. */
+export interface HttpMeasure extends LoadResult {
+  /** Server CPU time (user + system) per request, in µs: steadier than req/s on a shared machine. */
+  readonly serverCpuMicrosPerRequest: number
+  /** Server CPU time over wall time: near 1 when the server, not the load generator, was the limit. */
+  readonly serverBusy: number
+}
+
+export interface HttpResult {
+  readonly scenario: HttpScenario
+  readonly ours: HttpMeasure
+  readonly floor: HttpMeasure
+  /** ours / floor, in requests per second. */
+  readonly ratio: number
+  /** floor / ours, in server CPU time per request: the ratio a server alone on its core would reach. */
+  readonly cpuRatio: number
+}
+
+export interface HttpReport {
+  readonly pets: number
+  /** Whether the servers and the load generator ran on separate cores (`taskset`). */
+  readonly pinned: boolean
+  readonly results: ReadonlyArray<HttpResult>
+  /** Peak resident set size of each server over the whole run, in MB. */
+  readonly peakRssMb: Record<Server, number>
+}
+
+const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
+const unlimited = 1_000_000_000
+
+const canPin = (): boolean =>
+  Os.availableParallelism() >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = Net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as Net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+interface Started {
+  readonly child: ChildProcess
+  readonly output: () => string
+}
+
+const start = (command: ReadonlyArray<string>, core: number | undefined, env: Record<string, string>): Started => {
+  const [file, ...args] = core === undefined ? command : ["taskset", "-c", String(core), ...command]
+  const child = spawn(file!, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString("utf8")).slice(-4000)
+  }
+  child.stdout!.on("data", keep)
+  child.stderr!.on("data", keep)
+  return { child, output: () => output }
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve()
+    else child.once("exit", () => resolve())
+  })
+
+const waitReady = async (name: string, started: Started, url: string): Promise<void> => {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (started.child.exitCode !== null) throw new Error(`${name} exited at start:\n${started.output()}`)
+    try {
+      await fetch(url)
+      return
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+  throw new Error(`${name} did not answer within 60 s:\n${started.output()}`)
+}
+
+const peakRssMb = (pid: number): number => {
+  const match = /^VmHWM:\s+(\d+) kB/m.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
+  return match === null ? Number.NaN : Number(match[1]) / 1024
+}
+
+const ticksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
+
+/** CPU seconds (user + system) the process has used. */
+const cpuSeconds = (pid: number): number => {
+  const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond
+}
+
+const stop = async (started: Started) => {
+  started.child.kill("SIGTERM")
+  const timer = setTimeout(() => started.child.kill("SIGKILL"), 10_000)
+  await exited(started.child)
+  clearTimeout(timer)
+}
+
+/** A small seeded generator, so every run asks the same questions. */
+const random = (seed: number) => () => {
+  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+  return seed / 2 ** 32
+}
+
+/** Runs the plan in the load process; samples each server's CPU time around each measured run. */
+const runLoad = (
+  plan: LoadPlan,
+  core: number | undefined,
+  pids: Record<Server, number>
+): Promise<ReadonlyArray<HttpMeasure>> => {
+  const started = start(["node", "--import", "tsx", "bench/load.ts"], core, { BENCH_LOAD_PLAN: JSON.stringify(plan) })
+  const measures: Array<HttpMeasure> = []
+  let pending = ""
+  let before = { cpu: 0, wall: 0 }
+  started.child.stdout!.on("data", (chunk: Buffer) => {
+    pending += chunk.toString("utf8")
+    let newline: number
+    while ((newline = pending.indexOf("\n")) !== -1) {
+      const line = JSON.parse(pending.slice(0, newline)) as LoadLine
+      pending = pending.slice(newline + 1)
+      const now = { cpu: cpuSeconds(pids[line.server]), wall: performance.now() / 1000 }
+      if (line.event === "start") {
+        before = now
+      } else {
+        const { event: _, ...result } = line
+        const cpu = now.cpu - before.cpu
+        measures.push({
+          ...result,
+          serverCpuMicrosPerRequest: (cpu * 1e6) / Math.max(1, result.requests),
+          serverBusy: cpu / (now.wall - before.wall)
+        })
+      }
+    }
+  })
+  return exited(started.child).then(() => {
+    if (started.child.exitCode !== 0) throw new Error(`The load generator failed:\n${started.output()}`)
+    return measures
+  })
+}
+
+/** Runs the HTTP benchmark. */
+export const runHttp = async (options: HttpOptions, log: (line: string) => void): Promise<HttpReport> => {
+  const pinned = canPin()
+  if (!pinned) log("  taskset or a second core is missing: servers and load generator run unpinned")
+  const serverCore = pinned ? 0 : undefined
+  const loadCore = pinned ? 1 : undefined
+  const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bench-http-"))
+  const started: Array<Started> = []
+  try {
+    const oursDb = Path.join(folder, "ours.db")
+    const floorDb = Path.join(folder, "floor.db")
+    const fillStart = performance.now()
+    await fillSqlite(oursDb, options.pets)
+    Fs.copyFileSync(oursDb, floorDb)
+    log(`  ${options.pets.toLocaleString("en-US")} pets filled in ${((performance.now() - fillStart) / 1000).toFixed(1)} s`)
+
+    const key = `ask_live_bench${randomBytes(18).toString("base64url")}`
+    const keyEntry = `${key}:enterprise:${unlimited}:${unlimited}`
+    const [oursPort, floorPort] = [await freePort(), await freePort()]
+    const ours = start([
+      "node",
+      "packages/http-adapter/bin/animal-store.js",
+      "serve",
+      "--port",
+      String(oursPort),
+      "--host",
+      "127.0.0.1",
+      "--store",
+      `sqlite:${oursDb}`,
+      "--access-log",
+      "off",
+      "--anonymous-per-minute",
+      String(unlimited)
+    ], serverCore, { ANIMAL_STORE_API_KEYS: keyEntry })
+    started.push(ours)
+    const floor = start([
+      "node",
+      "--import",
+      "tsx",
+      "bench/floor-server.ts",
+      "--port",
+      String(floorPort),
+      "--db",
+      floorDb,
+      "--anonymous-per-minute",
+      String(unlimited)
+    ], serverCore, { FLOOR_API_KEYS: keyEntry })
+    started.push(floor)
+    const urls: Record<Server, string> = {
+      ours: `http://127.0.0.1:${oursPort}`,
+      floor: `http://127.0.0.1:${floorPort}`
+    }
+    await waitReady("The standalone server", ours, `${urls.ours}/v1/pets`)
+    await waitReady("The floor server", floor, `${urls.floor}/v1/pets`)
+
+    const next = random(options.pets)
+    const plan: LoadPlan = {
+      connections: options.connections,
+      warmupSeconds: options.warmupSeconds,
+      seconds: options.seconds,
+      key,
+      cursors: Array.from(
+        { length: 1024 },
+        () => ListPetsQuery.encodeCursor(Pet.PetId.make(1 + Math.floor(next() * options.pets * 0.9)))
+      ),
+      ids: Array.from({ length: 1024 }, () => 1 + Math.floor(next() * options.pets)),
+      runs: httpScenarios.flatMap((scenario, i) => {
+        const order: ReadonlyArray<Server> = i % 2 === 0 ? ["ours", "floor"] : ["floor", "ours"]
+        return order.map((server) => ({ server, url: urls[server], scenario }))
+      })
+    }
+    const loads = await runLoad(plan, loadCore, { ours: ours.child.pid!, floor: floor.child.pid! })
+    for (const [name, server] of [["The standalone server", ours], ["The floor server", floor]] as const) {
+      if (server.child.exitCode !== null) throw new Error(`${name} exited during the run:\n${server.output()}`)
+    }
+    const peak = { ours: peakRssMb(ours.child.pid!), floor: peakRssMb(floor.child.pid!) }
+    const results = httpScenarios.map((scenario): HttpResult => {
+      const find = (server: Server) => {
+        const found = loads.find((load) => load.scenario === scenario && load.server === server)
+        if (found === undefined) throw new Error(`No result for ${server} ${scenario}`)
+        return found
+      }
+      const o = find("ours")
+      const f = find("floor")
+      return {
+        scenario,
+        ours: o,
+        floor: f,
+        ratio: o.requestsPerSecond / f.requestsPerSecond,
+        cpuRatio: f.serverCpuMicrosPerRequest / o.serverCpuMicrosPerRequest
+      }
+    })
+    for (const result of results) {
+      log(`  ${result.scenario}: ours ${Math.round(result.ours.requestsPerSecond)} req/s ` +
+        `(${Math.round(result.ours.serverCpuMicrosPerRequest)} µs CPU/req), ` +
+        `floor ${Math.round(result.floor.requestsPerSecond)} req/s ` +
+        `(${Math.round(result.floor.serverCpuMicrosPerRequest)} µs CPU/req)`)
+    }
+    return { pets: options.pets, pinned, results, peakRssMb: peak }
+  } finally {
+    await Promise.all(started.map(stop))
+    Fs.rmSync(folder, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The HTTP scenarios, as requests for autocannon: the same requests go to the
+ * standalone server and to the floor.
+ */
+
+export const httpScenarios = [
+  "listPets limit=20",
+  "listPets status limit=100",
+  "createPet",
+  "getPet",
+  "401 (no key)"
+] as const
+
+export type HttpScenario = typeof httpScenarios[number]
+
+export const expectedStatus: Record<HttpScenario, number> = {
+  "listPets limit=20": 200,
+  "listPets status limit=100": 200,
+  "createPet": 201,
+  "getPet": 200,
+  "401 (no key)": 401
+}
+
+export type Server = "ours" | "floor"
+
+/** What the load process runs, in order. */
+export interface LoadPlan {
+  readonly connections: number
+  readonly warmupSeconds: number
+  readonly seconds: number
+  readonly key: string
+  /** Cursors spread over the table, used in turn by the listing scenarios. */
+  readonly cursors: ReadonlyArray<string>
+  /** Existing ids, used in turn by `getPet`. */
+  readonly ids: ReadonlyArray<number>
+  readonly runs: ReadonlyArray<{ readonly server: Server; readonly url: string; readonly scenario: HttpScenario }>
+}
+
+/** A line of the load process: a measured run starts, or its result. */
+export type LoadLine =
+  | { readonly event: "start"; readonly server: Server; readonly scenario: HttpScenario }
+  | ({ readonly event: "result" } & LoadResult)
+
+export interface LoadResult {
+  readonly server: Server
+  readonly scenario: HttpScenario
+  readonly requestsPerSecond: number
+  readonly latencyP50Ms: number
+  readonly latencyP99Ms: number
+  readonly requests: number
+  readonly statusCounts: Record<string, number>
+  readonly errors: number
+  /** Connection errors and responses of another status than the scenario's. */
+  readonly unexpected: number
+}
+
+interface Request {
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly headers: Record<string, string>
+  readonly body?: string
+  readonly setupRequest?: (request: { path: string }) => { path: string }
+}
+
+const statuses = ["available", "pending", "sold"] as const
+
+/** The autocannon request of a scenario: paths vary per request, in turn through the plan's cursors and ids. */
+export const requestOf = (scenario: HttpScenario, plan: LoadPlan): Request => {
+  let n = 0
+  const authorization = { authorization: `Bearer ${plan.key}` }
+  const cursor = () => plan.cursors[n++ % plan.cursors.length]!
+  switch (scenario) {
+    case "listPets limit=20":
+      return {
+        method: "GET",
+        path: "/v1/pets?limit=20",
+        headers: authorization,
+        setupRequest: (request) => ({ ...request, path: `/v1/pets?limit=20&cursor=${cursor()}` })
+      }
+    case "listPets status limit=100":
+      return {
+        method: "GET",
+        path: "/v1/pets?limit=100",
+        headers: authorization,
+        setupRequest: (request) => ({
+          ...request,
+          path: `/v1/pets?status=${statuses[n % statuses.length]}&limit=100&cursor=${cursor()}`
+        })
+      }
+    case "createPet":
+      return {
+        method: "POST",
+        path: "/v1/pets",
+        headers: { ...authorization, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Bench pet", categoryId: 7, status: "pending" })
+      }
+    case "getPet":
+      return {
+        method: "GET",
+        path: "/v1/pets/1",
+        headers: authorization,
+        setupRequest: (request) => ({ ...request, path: `/v1/pets/${plan.ids[n++ % plan.ids.length]}` })
+      }
+    case "401 (no key)":
+      return { method: "GET", path: "/v1/pets?limit=20", headers: {} }
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * In-process: `PetOperations` (validation included) on the memory and SQLite
+ * stores, beside the same query on better-sqlite3 alone, at each store size.
+ */
+import { ListPetsQuery, Pet, PetOperations } from "@animal-store/core"
+import { MemoryStore } from "@animal-store/memory-store"
+import { SqliteStore } from "@animal-store/sqlite-store"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fillRepository, fillSqlite, statuses } from "./dataset.js"
+import type { Measure, Timing } from "./measure.js"
+import { measure } from "./measure.js"
+import type { Connection } from "./rawSqlite.js"
+import { openRaw } from "./rawSqlite.js"
+
+export type InProcessOperation = "listPets limit=20" | "listPets status limit=100" | "createPet" | "getPet"
+
+export interface InProcessResult {
+  readonly pets: number
+  readonly operation: InProcessOperation
+  readonly store: "memory" | "sqlite"
+  readonly ours: Measure
+  /** The same query on better-sqlite3 alone, on a database of the same size. */
+  readonly floor: Measure
+  /** ours / floor, in operations per second. */
+  readonly ratio: number
+}
+
+export interface SizeInfo {
+  readonly pets: number
+  readonly sqliteFillSeconds: number
+  readonly memoryFillSeconds: number
+}
+
+const inputs = 4096
+const columns = "id, name, category_id AS categoryId, status"
+
+/** A small seeded generator, so every run asks the same questions. */
+const random = (seed: number) => () => {
+  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+  return seed / 2 ** 32
+}
+
+const runOrThrow = <A>(effect: Effect.Effect<A, unknown>): A => {
+  const exit = Effect.runSyncExit(effect)
+  if (exit._tag === "Failure") throw new Error(`Operation failed: ${String(exit.cause)}`)
+  return exit.value
+}
+
+interface Scenario {
+  readonly operation: InProcessOperation
+  readonly ours: (ops: PetOperations.PetOperationsService, i: number) => Effect.Effect<unknown, unknown>
+  readonly floor: (db: Connection) => (i: number) => unknown
+}
+
+const scenarios = (pets: number): ReadonlyArray<Scenario> => {
+  const next = random(pets)
+  // Cursors anywhere in the first 90% of the table, so every page is full.
+  const afterIds = Array.from({ length: inputs }, () => Math.floor(next() * pets * 0.9))
+  const cursors = afterIds.map((id) => id === 0 ? undefined : ListPetsQuery.encodeCursor(Pet.PetId.make(id)))
+  const ids = Array.from({ length: inputs }, () => 1 + Math.floor(next() * pets))
+  const statusOf = (i: number) => statuses[i % statuses.length]!
+  const query = (i: number, extra: object) => {
+    const cursor = cursors[i % inputs]
+    return cursor === undefined ? extra : { ...extra, cursor }
+  }
+  const body = { name: "Bench pet", categoryId: 7, status: "pending" }
+  return [
+    {
+      operation: "listPets limit=20",
+      ours: (ops, i) => ops.listPets(query(i, { limit: 20 })),
+      floor: (db) => {
+        const statement = db.prepare(`SELECT ${columns} FROM pets WHERE id > ? ORDER BY id LIMIT ?`)
+        return (i) => statement.all(afterIds[i % inputs], 21)
+      }
+    },
+    {
+      operation: "listPets status limit=100",
+      ours: (ops, i) => ops.listPets(query(i, { limit: 100, status: statusOf(i) })),
+      floor: (db) => {
+        const statement = db.prepare(`SELECT ${columns} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`)
+        return (i) => statement.all(statusOf(i), afterIds[i % inputs], 101)
+      }
+    },
+    {
+      operation: "createPet",
+      ours: (ops) => ops.createPet(body),
+      floor: (db) => {
+        const statement = db.prepare(
+          `INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${columns}`
+        )
+        return () => statement.get(body.name, body.categoryId, body.status)
+      }
+    },
+    {
+      operation: "getPet",
+      ours: (ops, i) => ops.getPet(ids[i % inputs]),
+      floor: (db) => {
+        const statement = db.prepare(`SELECT ${columns} FROM pets WHERE id = ?`)
+        return (i) => statement.get(ids[i % inputs])
+      }
+    }
+  ]
+}
+
+const isRows = (value: unknown): value is ReadonlyArray<{ readonly id: number }> => Array.isArray(value)
+
+/** Both ways answer the first inputs alike (ids of the listed or read animals). */
+const checkSame = (scenario: Scenario, ours: PetOperations.PetOperationsService, db: Connection) => {
+  if (scenario.operation === "createPet") return
+  const floor = scenario.floor(db)
+  for (let i = 0; i < 16; i++) {
+    const mine = runOrThrow(scenario.ours(ours, i)) as { readonly pets?: ReadonlyArray<Pet.Pet>; readonly id?: number }
+    const theirs = floor(i) as ReadonlyArray<{ readonly id: number }> | { readonly id: number }
+    const mineIds = mine.pets === undefined ? [mine.id] : mine.pets.map((pet) => pet.id)
+    const theirIds = isRows(theirs) ? theirs.slice(0, mineIds.length).map((row) => row.id) : [theirs.id]
+    if (JSON.stringify(mineIds) !== JSON.stringify(theirIds) || mineIds.length === 0) {
+      throw new Error(`${scenario.operation}: store and floor disagree on input ${i}`)
+    }
+  }
+}
+
+const opsOf = (store: Layer.Layer<SqliteStore.Ports, unknown>) =>
+  ManagedRuntime.make(PetOperations.layer.pipe(Layer.provideMerge(store)))
+
+const seconds = (start: number) => (performance.now() - start) / 1000
+
+/** Runs the in-process benchmark at one size. */
+export const runSize = async (
+  pets: number,
+  timing: Timing,
+  log: (line: string) => void
+): Promise<{ readonly info: SizeInfo; readonly results: ReadonlyArray<InProcessResult> }> => {
+  const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bench-"))
+  const filename = Path.join(folder, "pets.db")
+  const memory = opsOf(MemoryStore.layer)
+  const sqlite = opsOf(SqliteStore.layer({ filename }))
+  let db: Connection | undefined
+  try {
+    let start = performance.now()
+    await fillSqlite(filename, pets)
+    const sqliteFillSeconds = seconds(start)
+    start = performance.now()
+    await memory.runPromise(fillRepository(pets))
+    const memoryFillSeconds = seconds(start)
+    log(`  ${pets.toLocaleString("en-US")} pets: SQLite filled in ${sqliteFillSeconds.toFixed(1)} s, ` +
+      `memory in ${memoryFillSeconds.toFixed(1)} s`)
+    const memoryOps = await memory.runPromise(PetOperations.PetOperations)
+    const sqliteOps = await sqlite.runPromise(PetOperations.PetOperations)
+    db = openRaw(filename)
+    db.pragma("synchronous = NORMAL")
+    db.pragma("busy_timeout = 5000")
+    const results: Array<InProcessResult> = []
+    for (const scenario of scenarios(pets)) {
+      checkSame(scenario, memoryOps, db)
+      checkSame(scenario, sqliteOps, db)
+      const floor = scenario.floor(db)
+      const measured = measure([
+        { name: "memory", run: (i) => runOrThrow(scenario.ours(memoryOps, i)) },
+        { name: "sqlite", run: (i) => runOrThrow(scenario.ours(sqliteOps, i)) },
+        { name: "floor", run: floor }
+      ], timing)
+      for (const store of ["memory", "sqlite"] as const) {
+        const ours = measured[store]!
+        const result = { pets, operation: scenario.operation, store, ours, floor: measured.floor!, ratio: ours.opsPerSecond / measured.floor!.opsPerSecond }
+        results.push(result)
+      }
+      log(`  ${scenario.operation}: memory ${Math.round(measured.memory!.opsPerSecond)} ops/s, ` +
+        `sqlite ${Math.round(measured.sqlite!.opsPerSecond)} ops/s, floor ${Math.round(measured.floor!.opsPerSecond)} ops/s`)
+    }
+    return { info: { pets, sqliteFillSeconds, memoryFillSeconds }, results }
+  } finally {
+    db?.close()
+    await sqlite.dispose()
+    await memory.dispose()
+    Fs.rmSync(folder, { recursive: true, force: true })
+  }
+}

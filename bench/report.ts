@@ -1,0 +1,82 @@
+/**
+ * The targets of the benchmark, and its results as one table.
+ */
+import type { HttpReport } from "./http.js"
+import type { InProcessResult } from "./inProcess.js"
+
+export const targets = {
+  /** HTTP requests per second, ours / floor, on every scenario. */
+  httpRatio: 0.7,
+  /** In-process `listPets` on the SQLite store, ours / better-sqlite3 alone. */
+  sqliteListRatio: 0.5,
+  /** Peak RSS of the standalone server under load. */
+  peakRssMb: 200
+} as const
+
+export interface Row {
+  readonly scenario: string
+  readonly ours: string
+  readonly floor: string
+  readonly ratio: string
+  readonly target: string
+  /** `undefined` when the row has no target. */
+  readonly met: boolean | undefined
+}
+
+const number = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+
+const micros = (n: number) => number(n, n < 10 ? 2 : 1)
+
+export const inProcessTarget = (result: InProcessResult): number | undefined =>
+  result.store === "sqlite" && result.operation.startsWith("listPets") ? targets.sqliteListRatio : undefined
+
+export const inProcessRows = (results: ReadonlyArray<InProcessResult>): Array<Row> =>
+  results.map((result) => {
+    const target = inProcessTarget(result)
+    return {
+      scenario: `in-process ${result.store} ${number(result.pets)} pets: ${result.operation}`,
+      ours: `${number(result.ours.opsPerSecond)} ops/s ${micros(result.ours.microsPerOp)} µs`,
+      floor: `${number(result.floor.opsPerSecond)} ops/s ${micros(result.floor.microsPerOp)} µs`,
+      ratio: `${number(result.ratio, 2)}x`,
+      target: target === undefined ? "" : `>= ${number(target, 2)}x`,
+      met: target === undefined ? undefined : result.ratio >= target
+    }
+  })
+
+export const httpRows = (report: HttpReport): Array<Row> => [
+  ...report.results.map((result): Row => {
+    const cell = (load: typeof result.ours) =>
+      `${number(load.requestsPerSecond)} req/s p50 ${number(load.latencyP50Ms)} p99 ${number(load.latencyP99Ms)} ms ` +
+      `cpu ${number(load.serverCpuMicrosPerRequest)} µs/req busy ${number(load.serverBusy * 100)}%` +
+      (load.unexpected > 0 ? ` (${number(load.unexpected)} unexpected)` : "")
+    return {
+      scenario: `HTTP ${number(report.pets)} pets: ${result.scenario}`,
+      ours: cell(result.ours),
+      floor: cell(result.floor),
+      ratio: `${number(result.ratio, 2)}x (cpu ${number(result.cpuRatio, 2)}x)`,
+      target: `>= ${number(targets.httpRatio, 2)}x`,
+      met: result.ratio >= targets.httpRatio && result.ours.unexpected === 0 && result.floor.unexpected === 0
+    }
+  }),
+  {
+    scenario: "HTTP peak RSS of the server under load",
+    ours: `${number(report.peakRssMb.ours)} MB`,
+    floor: `${number(report.peakRssMb.floor)} MB`,
+    ratio: "",
+    target: `<= ${targets.peakRssMb} MB`,
+    met: report.peakRssMb.ours <= targets.peakRssMb
+  }
+]
+
+/** The rows as a plain-text table. */
+export const table = (rows: ReadonlyArray<Row>): string => {
+  const header = { scenario: "scenario", ours: "Animal Store", floor: "floor", ratio: "ratio", target: "target", met: "met" }
+  const cells = [header, ...rows.map((row) => ({ ...row, met: row.met === undefined ? "" : row.met ? "yes" : "NO" }))]
+  const keys = ["scenario", "ours", "floor", "ratio", "target", "met"] as const
+  const widths = keys.map((key) => Math.max(...cells.map((cell) => cell[key].length)))
+  const line = (cell: Record<typeof keys[number], string>) =>
+    keys.map((key, i) => key === "ratio" ? cell[key].padStart(widths[i]!) : cell[key].padEnd(widths[i]!)).join("  ")
+      .trimEnd()
+  return [line(cells[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n")
+}

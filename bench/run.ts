@@ -1,0 +1,133 @@
+/**
+ * `pnpm bench`: Animal Store beside hand-written floors.
+ *
+ * - In-process: `PetOperations` (listPets limit 20 and status + limit 100 from
+ *   cursors spread over the table, createPet, getPet of random ids) on the
+ *   memory and SQLite stores with 10,000 and 1,000,000 pets, beside the same
+ *   query on better-sqlite3 alone. Ops/s and µs per op in CPU time.
+ * - HTTP on loopback: the standalone server (SQLite store, 1,000,000 pets, an
+ *   enterprise key that never trips) beside `floor-server.ts` (node:http +
+ *   better-sqlite3, same routes and rules), the same four operations and the
+ *   401 path, 64 connections, servers on core 0 and autocannon on core 1:
+ *   req/s, p50, p99, and the server's peak RSS.
+ *
+ * One table on stdout (progress on stderr), everything in
+ * `bench/results/latest.json`.
+ *
+ *   pnpm bench [--only inprocess|http] [--seconds 5] [--warmup 1] [--sizes 10000,1000000]
+ *              [--http-pets 1000000] [--out bench/results/latest.json] [--check]
+ *
+ * `--check` exits 1 when a target is missed.
+ */
+import { execFileSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+import type { HttpReport } from "./http.js"
+import { runHttp } from "./http.js"
+import type { InProcessResult, SizeInfo } from "./inProcess.js"
+import { runSize } from "./inProcess.js"
+import type { Row } from "./report.js"
+import { httpRows, inProcessRows, inProcessTarget, table, targets } from "./report.js"
+
+const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
+
+const { values: flags } = parseArgs({
+  options: {
+    only: { type: "string" },
+    seconds: { type: "string", default: "5" },
+    warmup: { type: "string", default: "1" },
+    sizes: { type: "string", default: "10000,1000000" },
+    "http-pets": { type: "string", default: "1000000" },
+    out: { type: "string", default: Path.join(root, "bench/results/latest.json") },
+    check: { type: "boolean", default: false }
+  }
+})
+if (flags.only !== undefined && flags.only !== "inprocess" && flags.only !== "http") {
+  throw new Error("--only is inprocess or http")
+}
+const positive = (name: string, text: string): number => {
+  const n = Number(text)
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`)
+  return n
+}
+const sizes = flags.sizes.split(",").map((size) => positive("sizes", size))
+const seconds = positive("seconds", flags.seconds)
+const warmupSeconds = positive("warmup", flags.warmup)
+const httpPets = positive("http-pets", flags["http-pets"])
+
+const log = (line: string) => process.stderr.write(line + "\n")
+const started = Date.now()
+const loadAverageAtStart = Os.loadavg()
+
+const inProcessTiming = { warmupMs: 300, rounds: 5, roundMs: 200 }
+const sizeInfo: Array<SizeInfo> = []
+const inProcess: Array<InProcessResult> = []
+if (flags.only !== "http") {
+  log("In-process (PetOperations; floor: the same query on better-sqlite3 alone)")
+  for (const pets of sizes) {
+    const { info, results } = await runSize(pets, inProcessTiming, log)
+    sizeInfo.push(info)
+    inProcess.push(...results)
+  }
+}
+
+let http: HttpReport | undefined
+if (flags.only !== "inprocess") {
+  log(`HTTP (64 connections, ${warmupSeconds} s warm-up + ${seconds} s per scenario and server)`)
+  http = await runHttp({ pets: httpPets, connections: 64, warmupSeconds, seconds }, log)
+}
+
+const rows: Array<Row> = [...inProcessRows(inProcess), ...(http === undefined ? [] : httpRows(http))]
+const missed = rows.filter((row) => row.met === false).map((row) => row.scenario)
+const elapsedSeconds = (Date.now() - started) / 1000
+
+const gitCommit = (() => {
+  try {
+    return execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8" }).trim()
+  } catch {
+    return undefined
+  }
+})()
+
+const results = {
+  date: new Date(started).toISOString(),
+  gitCommit,
+  command: ["pnpm bench", ...process.argv.slice(2)].join(" "),
+  elapsedSeconds,
+  machine: {
+    cpu: Os.cpus()[0]?.model,
+    cores: Os.availableParallelism(),
+    memoryGb: Os.totalmem() / 2 ** 30,
+    node: process.version,
+    loadAverageAtStart,
+    loadAverageAtEnd: Os.loadavg()
+  },
+  targets,
+  inProcess: {
+    timing: { ...inProcessTiming, clock: "process CPU time (user + system)" },
+    sizes: sizeInfo,
+    results: inProcess.map((result) => ({ ...result, target: inProcessTarget(result) }))
+  },
+  http: http === undefined ? undefined : {
+    ...http,
+    connections: 64,
+    warmupSeconds,
+    seconds,
+    results: http.results.map((result) => ({ ...result, target: targets.httpRatio }))
+  },
+  missed
+}
+Fs.mkdirSync(Path.dirname(flags.out), { recursive: true })
+Fs.writeFileSync(flags.out, JSON.stringify(results, null, 2) + "\n")
+
+console.log(table(rows))
+console.log(
+  `\n${missed.length === 0 ? "Every target met" : `${missed.length} target(s) missed`}; ` +
+    `load average ${loadAverageAtStart.map((n) => n.toFixed(1)).join(" ")} at start, ` +
+    `${results.machine.loadAverageAtEnd.map((n) => n.toFixed(1)).join(" ")} at end; ` +
+    `${elapsedSeconds.toFixed(0)} s; results in ${Path.relative(process.cwd(), flags.out)}`
+)
+if (flags.check && missed.length > 0) process.exitCode = 1
