@@ -86,13 +86,18 @@ export const maxNameLength = 255
 
 /**
  * The name of an animal: 1 to 255 Unicode code points after trimming
- * surrounding white space; it is stored trimmed.
+ * surrounding white space; it is stored trimmed. It must be Unicode text: an
+ * unpaired surrogate (`"\ud800"` in JSON) has no UTF-8 form, so no store
+ * could keep it as sent.
  *
  * @since 1.0.0
  * @category schemas
  */
 export const PetName = Schema.String.pipe(
   Schema.filter((s) => s.length > 0 || "must not be empty", { identifier: "NonEmptyName" }),
+  Schema.filter((s) => !/\p{Cs}/u.test(s) || "must be Unicode text (no unpaired surrogates)", {
+    identifier: "WellFormedName"
+  }),
   Schema.filter(
     (s) => [...s].length <= maxNameLength || `must be at most ${maxNameLength} characters`,
     { identifier: "NameMaxLength" }

@@ -9,6 +9,7 @@
 import { Pet, PetRepository } from "@animal-store/core"
 import { Effect, Layer, Option, Ref } from "effect"
 
+/** Append-only indexes in ascending id order, changed only inside `Ref.modify`; reads return copies. */
 interface Pets {
   lastId: number
   readonly all: Array<Pet.Pet>

@@ -23,20 +23,19 @@ describe("MemoryPetRepository", () => {
       expect(pets.map((pet) => pet.id)).toEqual(Arr.range(1, 10))
     }).pipe(Effect.provide(MemoryPetRepository.layer)))
 
-  it.effect("pages through a large store in O(log n + limit) per page", () =>
+  it.effect("pages anywhere in a large store start right after the cursor, in the status index", () =>
     Effect.gen(function*() {
       const repository = yield* PetRepository.PetRepository
       const n = 50_000
-      yield* insertAll(n)
-      const started = performance.now()
-      for (let i = 0; i < 2_000; i++) {
+      const pets = yield* insertAll(n)
+      for (let i = 0; i < 200; i++) {
+        const status = Pet.PetStatus.literals[i % 3]!
         const afterId = Pet.PetId.make(1 + ((i * 7919) % (n - 1)))
-        const page = yield* repository.list({ status: Pet.PetStatus.literals[i % 3]!, afterId, limit: 21 })
-        expect(page.length).toBeGreaterThan(0)
-        expect(page[0]!.id).toBeGreaterThan(afterId)
+        const page = yield* repository.list({ status, afterId, limit: 21 })
+        const expected = pets.filter((pet) => pet.status === status && pet.id > afterId).slice(0, 21)
+        expect(page.map((pet) => pet.id)).toEqual(expected.map((pet) => pet.id))
       }
-      // A scan of 50,000 animals per page would take well over a second for 2,000 pages.
-      expect(performance.now() - started).toBeLessThan(1_000)
+      // The cost per page (O(log n + limit)) is measured by `pnpm bench` at 10,000 and 1,000,000 pets.
     }).pipe(Effect.provide(MemoryPetRepository.layer)))
 })
 

@@ -5,6 +5,37 @@ const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0 ? "(root)" : path.map(String).join(".")
 
 /**
+ * The issue with its `Type` issues that have no message of their own saying
+ * what was expected without showing the value: a value may be large or
+ * nested too deeply to be formatted.
+ */
+const withoutValues = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
+  switch (issue._tag) {
+    case "Type":
+      return issue.message === undefined
+        ? new ParseResult.Type(issue.ast, issue.actual, `Expected ${String(issue.ast)}`)
+        : issue
+    case "Pointer":
+      return new ParseResult.Pointer(issue.path, issue.actual, withoutValues(issue.issue))
+    case "Refinement":
+      return new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, withoutValues(issue.issue))
+    case "Transformation":
+      return new ParseResult.Transformation(issue.ast, issue.actual, issue.kind, withoutValues(issue.issue))
+    case "Composite":
+      return new ParseResult.Composite(
+        issue.ast,
+        issue.actual,
+        Array.isArray(issue.issues)
+          ? (issue.issues.map(withoutValues) as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>])
+          : withoutValues(issue.issues as ParseResult.ParseIssue),
+        issue.output
+      )
+    default:
+      return issue
+  }
+}
+
+/**
  * Decodes untrusted input with `schema`, failing with an `InvalidRequest`
  * that lists every problem as `{path, message}`.
  * @internal
@@ -14,7 +45,7 @@ export const decodeInput = <A, I>(schema: Schema.Schema<A, I>, what: string) => 
   return (input: unknown): Effect.Effect<A, InvalidRequest> =>
     decode(input).pipe(
       Effect.catchAll((error) => {
-        const details = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+        const details = ParseResult.ArrayFormatter.formatIssueSync(withoutValues(error.issue)).map((issue) => ({
           path: formatPath(issue.path),
           message: issue._tag === "Unexpected" ? "is not allowed" : issue.message
         }))
