@@ -23,7 +23,7 @@ import { Cause, Clock, Context, Effect, Either, Option } from "effect"
 import * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as ErrorResponse from "./ErrorResponse.js"
-import { MethodNotAllowed, RouteNotFound } from "./ProtocolError.js"
+import { MalformedPathParameter, MethodNotAllowed, RouteNotFound } from "./ProtocolError.js"
 import * as ResponseHeaders from "./ResponseHeaders.js"
 import * as Routes from "./Routes.js"
 
@@ -36,6 +36,8 @@ export interface Options {
   readonly trustedProxies: ReadonlyArray<string>
   /** Whether to write one access-log line per request. */
   readonly accessLog: boolean
+  /** Serves the admitted operations (`PetsHandlers.router`); the wrapped app serves the documents. */
+  readonly operations: HttpApp.Default<HttpServerError.RouteNotFound>
 }
 
 /**
@@ -62,20 +64,23 @@ export const credentialOf = (authorization: string | undefined): string | undefi
 }
 
 /**
- * A failure that escaped a handler: the router's own "no route" (the routes
- * agree with `Routes`, so only a malformed path gets here) or a bug.
+ * A failure that escaped a handler: the router's own "no route" or a bug.
+ * The routes agree with `Routes`, so the router misses an operation's path
+ * only when it cannot read its parameter: a malformed id (400).
  */
-const unexpected = (cause: Cause.Cause<unknown>, path: string) => {
+const unexpected = (cause: Cause.Cause<unknown>, route: Routes.Route, path: string) => {
   if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
   const failure = Cause.failureOption(cause)
   return Option.isSome(failure) && HttpServerError.isServerError(failure.value) &&
       failure.value._tag === "RouteNotFound"
-    ? Effect.succeed(ErrorResponse.make(new RouteNotFound({ path })))
+    ? Effect.succeed(
+      ErrorResponse.make(route._tag === "Operation" ? new MalformedPathParameter() : new RouteNotFound({ path }))
+    )
     : Effect.as(Effect.logError("Unexpected failure while handling a request", cause), ErrorResponse.internalError)
 }
 
 const handle = (
-  app: HttpApp.Default,
+  app: HttpApp.Default<unknown>,
   admission: Guarded.Admission,
   route: Routes.Route,
   method: string,
@@ -86,10 +91,12 @@ const handle = (
       return Effect.succeed(ErrorResponse.make(new RouteNotFound({ path })))
     case "MethodNotAllowed":
       return Effect.succeed(ErrorResponse.make(new MethodNotAllowed({ method, allow: route.allow })))
-    default:
+    case "Document":
+      return Effect.catchAllCause(app, (cause) => unexpected(cause, route, path))
+    case "Operation":
       return app.pipe(
         Effect.provideService(RequestAdmission, admission),
-        Effect.catchAllCause((cause) => unexpected(cause, path))
+        Effect.catchAllCause((cause) => unexpected(cause, route, path))
       )
   }
 }
@@ -118,7 +125,16 @@ export const make = (
       )
       const [response, meta] = Either.isLeft(admitted)
         ? [yield* ErrorResponse.recover(Effect.fail(admitted.left.error)), admitted.left.meta] as const
-        : [yield* handle(app, admitted.right, route, request.method, path), admitted.right.meta] as const
+        : [
+          yield* handle(
+            route._tag === "Operation" ? options.operations : app,
+            admitted.right,
+            route,
+            request.method,
+            path
+          ),
+          admitted.right.meta
+        ] as const
       const finished = yield* Clock.currentTimeMillis
       if (options.accessLog) {
         yield* AccessLog.log({

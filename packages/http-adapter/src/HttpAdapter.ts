@@ -10,6 +10,7 @@ import type { GuardedPetOperations, PetOperations } from "@animal-store/core"
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Effect, Layer } from "effect"
@@ -62,10 +63,12 @@ export const layerApi = (options?: Options): Layer.Layer<HttpApi.Api, never, Req
     layerDocument,
     HttpApiScalar.layer({ path: docsPath }),
     HttpApiBuilder.middleware(
-      AccessMiddleware.make({
-        trustedProxies: options?.trustedProxies ?? [],
-        accessLog: options?.accessLog ?? true
-      })
+      Effect.flatMap(PetsHandlers.router, (operations) =>
+        AccessMiddleware.make({
+          trustedProxies: options?.trustedProxies ?? [],
+          accessLog: options?.accessLog ?? true,
+          operations
+        }))
     )
   ).pipe(
     Layer.provideMerge(
@@ -79,7 +82,8 @@ export const layerApi = (options?: Options): Layer.Layer<HttpApi.Api, never, Req
  * @since 1.0.0
  * @category layers
  */
-export const layer = (options?: Options) => HttpApiBuilder.serve().pipe(Layer.provide(layerApi(options)))
+export const layer = (options?: Options) =>
+  HttpApiBuilder.serve().pipe(HttpMiddleware.withTracerDisabledWhen(() => true), Layer.provide(layerApi(options)))
 
 /**
  * Who sent a request to the web handler: the peer address of its connection.

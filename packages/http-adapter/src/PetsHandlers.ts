@@ -9,14 +9,20 @@
  */
 import type { ListPetsQuery } from "@animal-store/core"
 import { Pet, PetOperations } from "@animal-store/core"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpMethod from "@effect/platform/HttpMethod"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer, Schema } from "effect"
 import * as AccessMiddleware from "./AccessMiddleware.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import { jsonResponse } from "./internal/json.js"
 import { Authorization, basePath, PetsApi } from "./PetsApi.js"
 import * as RequestBody from "./RequestBody.js"
+import * as Routes from "./Routes.js"
 
 const encodePet = Schema.encodeSync(Pet.Pet)
 
@@ -57,31 +63,99 @@ const pageResponse = (
   )
 
 /**
- * The handlers of the group `pets`.
+ * What a handler reads of its request: the request (for its body), the path
+ * parameters and the query parameters, as the router parsed them.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Inputs {
+  readonly request: HttpServerRequest.HttpServerRequest
+  readonly path: Readonly<Record<string, string | undefined>>
+  readonly urlParams: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+}
+
+/**
+ * The handler of one operation: its response, every failure answered.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Handler = (inputs: Inputs) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+
+const queryOf = (urlParams: Inputs["urlParams"]): { readonly limit?: QueryValue; readonly status?: QueryValue; readonly cursor?: QueryValue } => {
+  const { cursor, limit, status } = urlParams
+  return {
+    ...(limit === undefined ? {} : { limit }),
+    ...(status === undefined ? {} : { status }),
+    ...(cursor === undefined ? {} : { cursor })
+  }
+}
+
+/**
+ * The handlers of the operations, on core's trusted `PetOperations`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Record<PetOperations.OperationName, Handler>, never, PetOperations.PetOperations> =
+  Effect.map(PetOperations.PetOperations, (operations) => ({
+    listPets: ({ urlParams }) => {
+      const query = queryOf(urlParams)
+      return ErrorResponse.recover(Effect.map(operations.listPets(query), (page) => pageResponse(page, query)))
+    },
+    createPet: ({ request }) =>
+      ErrorResponse.recover(
+        RequestBody.json(request).pipe(
+          Effect.flatMap(operations.createPet),
+          Effect.map((pet) => jsonResponse(encodePet(pet), { status: 201, headers: { location: petPath(pet.id) } }))
+        )
+      ),
+    getPet: ({ path }) =>
+      ErrorResponse.recover(Effect.map(operations.getPet(path["petId"]), (pet) => jsonResponse(encodePet(pet))))
+  }))
+
+/**
+ * The operations as a plain router (the paths and methods of `Routes`), for
+ * `AccessMiddleware` to serve admitted requests without the per-request
+ * machinery of `HttpApiBuilder`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const router: Effect.Effect<HttpApp.Default<HttpServerError.RouteNotFound>, never, PetOperations.PetOperations> =
+  Effect.flatMap(make, (handlers) =>
+    HttpRouter.toHttpApp(
+      HttpRouter.fromIterable(
+        Routes.entries.flatMap(({ method, path, route }) =>
+          route._tag === "Operation"
+            ? [
+              HttpRouter.makeRoute(
+                method as HttpMethod.HttpMethod,
+                path as HttpRouter.PathInput,
+                Effect.flatMap(
+                  Effect.all([HttpServerRequest.HttpServerRequest, HttpRouter.RouteContext, HttpServerRequest.ParsedSearchParams]),
+                  ([request, context, urlParams]) => handlers[route.operation]({ request, path: context.params, urlParams })
+                )
+              )
+            ]
+            : []
+        )
+      )
+    ))
+
+/**
+ * The handlers of the group `pets` (the same handlers as `router`).
  *
  * @since 1.0.0
  * @category layers
  */
-export const layerGroup = HttpApiBuilder.group(PetsApi, "pets", (handlers) =>
-  Effect.gen(function*() {
-    const operations = yield* PetOperations.PetOperations
-    return handlers
-      .handleRaw("listPets", ({ urlParams }) =>
-        ErrorResponse.recover(
-          Effect.map(operations.listPets(urlParams), (page) => pageResponse(page, urlParams))
-        ))
-      .handleRaw("createPet", ({ request }) =>
-        ErrorResponse.recover(
-          RequestBody.json(request).pipe(
-            Effect.flatMap(operations.createPet),
-            Effect.map((pet) =>
-              jsonResponse(encodePet(pet), { status: 201, headers: { location: petPath(pet.id) } })
-            )
-          )
-        ))
-      .handleRaw("getPet", ({ path }) =>
-        ErrorResponse.recover(Effect.map(operations.getPet(path.petId), (pet) => jsonResponse(encodePet(pet)))))
-  }))
+export const layerGroup = HttpApiBuilder.group(PetsApi, "pets", (group) =>
+  Effect.map(make, (handlers) =>
+    group
+      .handleRaw("listPets", ({ request, urlParams }) => handlers.listPets({ request, path: {}, urlParams }))
+      .handleRaw("createPet", ({ request }) => handlers.createPet({ request, path: {}, urlParams: {} }))
+      .handleRaw("getPet", ({ path, request }) => handlers.getPet({ request, path, urlParams: {} }))))
 
 /**
  * The bearer security of the group: the principal `AccessMiddleware` admitted.

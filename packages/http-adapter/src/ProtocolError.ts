@@ -1,7 +1,8 @@
 /**
  * The errors that belong to HTTP itself rather than to the interface's
- * operations: unknown routes, wrong methods, and bodies that are too large,
- * of another media type, or not JSON. Each carries its code of decisions.md.
+ * operations: unknown routes, unreadable path parameters, wrong methods,
+ * and bodies that are too large, of another media type, or not JSON. Each
+ * carries its code of decisions.md.
  *
  * @since 1.0.0
  */
@@ -19,6 +20,23 @@ export class RouteNotFound extends Data.TaggedError("RouteNotFound")<{ readonly 
   /** @since 1.0.0 */
   override get message(): string {
     return `No route for ${this.path}`
+  }
+}
+
+/**
+ * The path is an operation's, but its parameter cannot be read (it is not
+ * percent-encoded UTF-8, or longer than the router takes): a malformed id,
+ * 400 `invalid_request`.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class MalformedPathParameter extends Data.TaggedError("MalformedPathParameter")<{}> {
+  /** @since 1.0.0 */
+  readonly code = "invalid_request" as const
+  /** @since 1.0.0 */
+  override get message(): string {
+    return "The path parameter is not a valid identifier"
   }
 }
 
@@ -93,4 +111,10 @@ export class MalformedBody extends Data.TaggedError("MalformedBody")<{ readonly 
  * @since 1.0.0
  * @category models
  */
-export type ProtocolError = RouteNotFound | MethodNotAllowed | PayloadTooLarge | UnsupportedMediaType | MalformedBody
+export type ProtocolError =
+  | RouteNotFound
+  | MalformedPathParameter
+  | MethodNotAllowed
+  | PayloadTooLarge
+  | UnsupportedMediaType
+  | MalformedBody

@@ -9,7 +9,6 @@
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Chunk, Effect, Stream } from "effect"
 import { Readable } from "node:stream"
 import { MalformedBody, PayloadTooLarge, UnsupportedMediaType } from "./ProtocolError.js"
@@ -36,20 +35,84 @@ const declaredLength = (request: HttpServerRequest.HttpServerRequest): number | 
   return value !== undefined && /^[0-9]+$/.test(value.trim()) ? Number(value) : undefined
 }
 
+const unreadable = () => new MalformedBody({ reason: "the body could not be read" })
+
 /**
- * The body as a stream. On Node the request is read without being destroyed
- * when reading stops early, so the 413 response still reaches the client;
- * the unread rest is then discarded.
+ * Reads a Node request directly (no stream machinery per chunk). When the
+ * limit is passed, reading stops without destroying the request, so the 413
+ * response still reaches the client; the unread rest is discarded.
  */
-const bodyStream = (request: HttpServerRequest.HttpServerRequest) => {
-  const source: unknown = NodeHttpServerRequest.toIncomingMessage(request)
-  if (source instanceof Readable) {
-    return {
-      stream: NodeStream.fromReadable<unknown, Uint8Array>(() => source, (cause) => cause, { closeOnDone: false }),
-      discardRest: Effect.sync(() => source.resume())
+const readNode = (source: Readable, limit: number): Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody> =>
+  Effect.async((resume) => {
+    if (source.readableEnded) {
+      resume(Effect.succeed(new Uint8Array(0)))
+      return
     }
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const stop = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+      source.off("close", onClose)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        stop()
+        source.resume()
+        resume(Effect.fail(new PayloadTooLarge({ maxBytes: limit })))
+      } else {
+        chunks.push(chunk)
+      }
+    }
+    const onEnd = () => {
+      stop()
+      resume(Effect.succeed(Buffer.concat(chunks, size)))
+    }
+    const onError = () => {
+      stop()
+      resume(Effect.fail(unreadable()))
+    }
+    const onClose = () => {
+      if (!source.readableEnded) onError()
+    }
+    source.on("data", onData)
+    source.on("end", onEnd)
+    source.on("error", onError)
+    source.on("close", onClose)
+    return Effect.sync(stop)
+  })
+
+/**
+ * Reads any other request's body stream (a web handler's request).
+ */
+const readStream = (
+  stream: Stream.Stream<Uint8Array, unknown>,
+  limit: number
+): Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody> => {
+  interface Read {
+    readonly chunks: Chunk.Chunk<Uint8Array>
+    readonly size: number
   }
-  return { stream: request.stream as Stream.Stream<Uint8Array, unknown>, discardRest: Effect.void }
+  return Stream.runFoldEffect(
+    Stream.mapError(stream, unreadable),
+    { chunks: Chunk.empty(), size: 0 } as Read,
+    (read, chunk): Effect.Effect<Read, PayloadTooLarge> =>
+      read.size + chunk.length > limit
+        ? Effect.fail(new PayloadTooLarge({ maxBytes: limit }))
+        : Effect.succeed({ chunks: Chunk.append(read.chunks, chunk), size: read.size + chunk.length })
+  ).pipe(
+    Effect.map(({ chunks, size }) => {
+      const bytes = new Uint8Array(size)
+      let offset = 0
+      for (const chunk of chunks) {
+        bytes.set(chunk, offset)
+        offset += chunk.length
+      }
+      return bytes
+    })
+  )
 }
 
 /**
@@ -64,31 +127,10 @@ export const readBytes = (
 ): Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody> => {
   const declared = declaredLength(request)
   if (declared !== undefined && declared > limit) return Effect.fail(new PayloadTooLarge({ maxBytes: limit }))
-  const { discardRest, stream } = bodyStream(request)
-  interface Read {
-    readonly chunks: Chunk.Chunk<Uint8Array>
-    readonly size: number
-  }
-  const read = Stream.runFoldEffect(
-    Stream.mapError(stream, () => new MalformedBody({ reason: "the body could not be read" })),
-    { chunks: Chunk.empty(), size: 0 } as Read,
-    (read, chunk): Effect.Effect<Read, PayloadTooLarge> =>
-      read.size + chunk.length > limit
-        ? Effect.fail(new PayloadTooLarge({ maxBytes: limit }))
-        : Effect.succeed({ chunks: Chunk.append(read.chunks, chunk), size: read.size + chunk.length })
-  )
-  return read.pipe(
-    Effect.tapErrorTag("PayloadTooLarge", () => discardRest),
-    Effect.map(({ chunks, size }) => {
-      const bytes = new Uint8Array(size)
-      let offset = 0
-      for (const chunk of chunks) {
-        bytes.set(chunk, offset)
-        offset += chunk.length
-      }
-      return bytes
-    })
-  )
+  const source: unknown = NodeHttpServerRequest.toIncomingMessage(request)
+  return source instanceof Readable
+    ? readNode(source, limit)
+    : readStream(request.stream as Stream.Stream<Uint8Array, unknown>, limit)
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true })

@@ -30,11 +30,7 @@ interface RawDatabase {
 }
 type RawDatabaseConstructor = new(filename: string, options?: { readonly readonly?: boolean }) => RawDatabase
 
-// better-sqlite3 is the driver under @effect/sql-sqlite-node; reach it through it.
-const requireFromDriver = createRequire(
-  createRequire(import.meta.url).resolve("@effect/sql-sqlite-node/package.json")
-)
-const RawDatabase = requireFromDriver("better-sqlite3") as RawDatabaseConstructor
+const RawDatabase = createRequire(import.meta.url)("better-sqlite3") as RawDatabaseConstructor
 
 const statuses: ReadonlyArray<Pet.PetStatus> = ["available", "pending", "sold"]
 const pageSize = 20

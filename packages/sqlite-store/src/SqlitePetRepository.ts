@@ -7,50 +7,53 @@
  * @since 1.0.0
  */
 import { Pet, PetRepository } from "@animal-store/core"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Option } from "effect"
-import { mapStoreError } from "./internal/storeError.js"
+import * as SqliteDatabase from "./SqliteDatabase.js"
 
-interface PetRow {
-  readonly id: number
-  readonly name: string
-  readonly categoryId: number
-  readonly status: Pet.PetStatus
+type PetRow = readonly [id: number, name: string, categoryId: number, status: Pet.PetStatus]
+
+// Rows are read as arrays of column values (cheaper than objects). They hold
+// what `insert` stored (a valid `Pet`; STRICT types and CHECK constraints keep
+// their shape) and `Pet` has no defaults: make the instance as its constructor
+// does without validation, minus the constructor's generic per-call work,
+// which was most of the cost of listing a page.
+const toPet = (row: PetRow): Pet.Pet => {
+  const pet = Object.create(Pet.Pet.prototype) as { -readonly [K in keyof Pet.Pet]: Pet.Pet[K] }
+  pet.id = row[0] as Pet.PetId
+  pet.name = row[1]
+  pet.categoryId = row[2] as Pet.CategoryId
+  pet.status = row[3]
+  return pet
 }
 
-// Rows hold what `insert` stored (a valid `Pet`; STRICT types and CHECK
-// constraints keep their shape) and `Pet` has no defaults: make the instance
-// as its constructor does without validation, minus the constructor's generic
-// per-call work, which was most of the cost of listing a page.
-const toPet = (row: PetRow): Pet.Pet => Object.assign(Object.create(Pet.Pet.prototype) as Pet.Pet, row)
+const columns = "id, name, category_id, status"
+const insertSql = `INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${columns}`
+const findByIdSql = `SELECT ${columns} FROM pets WHERE id = ?`
+const listSql = `SELECT ${columns} FROM pets WHERE id > ? ORDER BY id LIMIT ?`
+const listByStatusSql = `SELECT ${columns} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`
 
 /**
  * @since 1.0.0
  * @category constructors
  */
-export const make: Effect.Effect<PetRepository.PetRepositoryService, never, SqlClient.SqlClient> = Effect.map(
-  SqlClient.SqlClient,
-  (sql) => ({
+export const make: Effect.Effect<PetRepository.PetRepositoryService, never, SqliteDatabase.SqliteDatabase> = Effect.map(
+  SqliteDatabase.SqliteDatabase,
+  (database) => ({
     insert: (pet) =>
-      sql<PetRow>`INSERT INTO pets (name, category_id, status) VALUES (${pet.name}, ${pet.categoryId}, ${pet.status})
-        RETURNING id, name, category_id AS categoryId, status`.pipe(
-        Effect.map((rows) => toPet(rows[0]!)),
-        mapStoreError("Storing an animal")
+      database.use(
+        "Storing an animal",
+        (connection) => toPet(connection.values<PetRow>(insertSql, pet.name, pet.categoryId, pet.status)[0]!)
       ),
     findById: (id) =>
-      sql<PetRow>`SELECT id, name, category_id AS categoryId, status FROM pets WHERE id = ${id}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPet)),
-        mapStoreError("Reading an animal")
+      database.use(
+        "Reading an animal",
+        (connection) => Option.map(Option.fromNullable(connection.values<PetRow>(findByIdSql, id)[0]), toPet)
       ),
     list: ({ afterId = 0, limit, status }) =>
-      (status === undefined
-        ? sql<PetRow>`SELECT id, name, category_id AS categoryId, status FROM pets
-            WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`
-        : sql<PetRow>`SELECT id, name, category_id AS categoryId, status FROM pets
-            WHERE status = ${status} AND id > ${afterId} ORDER BY id LIMIT ${limit}`).pipe(
-          Effect.map((rows) => rows.map(toPet)),
-          mapStoreError("Listing animals")
-        )
+      database.use("Listing animals", (connection) =>
+        (status === undefined
+          ? connection.values<PetRow>(listSql, afterId, limit)
+          : connection.values<PetRow>(listByStatusSql, status, afterId, limit)).map(toPet))
   })
 )
 
@@ -58,7 +61,7 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService, never, SqlC
  * @since 1.0.0
  * @category layers
  */
-export const layer: Layer.Layer<PetRepository.PetRepository, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<PetRepository.PetRepository, never, SqliteDatabase.SqliteDatabase> = Layer.effect(
   PetRepository.PetRepository,
   make
 )

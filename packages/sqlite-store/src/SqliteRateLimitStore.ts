@@ -7,44 +7,48 @@
  * @since 1.0.0
  */
 import { RateLimitStore } from "@animal-store/core"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
-import { mapStoreError } from "./internal/storeError.js"
-import { makeWithImmediateTransaction } from "./internal/transaction.js"
+import * as SqliteDatabase from "./SqliteDatabase.js"
+
+const selectSql = `SELECT minute_start AS minuteStart, minute_count AS minuteCount, day_start AS dayStart,
+    day_count AS dayCount, refused_count AS refusedCount, banned_until AS bannedUntil
+  FROM rate_limits WHERE subject = ?`
+const upsertSql = `INSERT INTO rate_limits
+    (subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until)
+  VALUES (?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (subject) DO UPDATE SET minute_start = excluded.minute_start,
+    minute_count = excluded.minute_count, day_start = excluded.day_start, day_count = excluded.day_count,
+    refused_count = excluded.refused_count, banned_until = excluded.banned_until`
 
 /**
  * @since 1.0.0
  * @category constructors
  */
-export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, SqlClient.SqlClient> = Effect.gen(
-  function*() {
-    const sql = yield* SqlClient.SqlClient
-    const withImmediateTransaction = yield* makeWithImmediateTransaction
-    return {
-      modify: (subject, f) =>
-        withImmediateTransaction(Effect.gen(function*() {
-          const rows = yield* sql<RateLimitStore.RateLimitState>`SELECT minute_start AS minuteStart, minute_count AS minuteCount,
-              day_start AS dayStart, day_count AS dayCount, refused_count AS refusedCount, banned_until AS bannedUntil
-            FROM rate_limits WHERE subject = ${subject}`
-          const [result, next] = f(rows[0])
-          yield* sql`INSERT INTO rate_limits
-              (subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until)
-            VALUES (${subject}, ${next.minuteStart}, ${next.minuteCount}, ${next.dayStart}, ${next.dayCount},
-              ${next.refusedCount}, ${next.bannedUntil})
-            ON CONFLICT (subject) DO UPDATE SET minute_start = excluded.minute_start,
-              minute_count = excluded.minute_count, day_start = excluded.day_start, day_count = excluded.day_count,
-              refused_count = excluded.refused_count, banned_until = excluded.banned_until`
+export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, SqliteDatabase.SqliteDatabase> =
+  Effect.map(SqliteDatabase.SqliteDatabase, (database) => ({
+    modify: (subject, f) =>
+      database.use("Counting a request", (connection) =>
+        connection.immediate(() => {
+          const [result, next] = f(connection.get<RateLimitStore.RateLimitState>(selectSql, subject))
+          connection.run(
+            upsertSql,
+            subject,
+            next.minuteStart,
+            next.minuteCount,
+            next.dayStart,
+            next.dayCount,
+            next.refusedCount,
+            next.bannedUntil
+          )
           return result
-        })).pipe(mapStoreError("Counting a request"))
-    }
-  }
-)
+        }))
+  }))
 
 /**
  * @since 1.0.0
  * @category layers
  */
-export const layer: Layer.Layer<RateLimitStore.RateLimitStore, never, SqlClient.SqlClient> = Layer.effect(
+export const layer: Layer.Layer<RateLimitStore.RateLimitStore, never, SqliteDatabase.SqliteDatabase> = Layer.effect(
   RateLimitStore.RateLimitStore,
   make
 )

@@ -10,15 +10,14 @@
  */
 import type { ApiKeyStore, PetRepository, RateLimitStore } from "@animal-store/core"
 import { StoreError } from "@animal-store/core"
-import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type { ConfigError, Scope } from "effect"
-import { Config, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { fromCause, mapStoreError } from "./internal/storeError.js"
+import { mapStoreError } from "./internal/storeError.js"
 import * as SqliteApiKeyStore from "./SqliteApiKeyStore.js"
+import * as SqliteDatabase from "./SqliteDatabase.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
 import * as SqlitePetRepository from "./SqlitePetRepository.js"
 import * as SqliteRateLimitStore from "./SqliteRateLimitStore.js"
@@ -96,24 +95,21 @@ const createFolder = (filename: string) =>
   })
 
 /**
- * Opens the database file, sets its pragmas and migrates it: the `SqlClient`
- * the per-port modules run on. The file is closed when the scope closes.
+ * Opens the database file, sets its pragmas and migrates it: the
+ * `SqliteDatabase` (a `SqlClient`) the per-port modules run on. The file is
+ * closed when the scope closes.
  *
  * @since 1.0.0
  * @category constructors
  */
 export const makeClient = (
   options: Options
-): Effect.Effect<SqliteClient.SqliteClient, StoreError.StoreError, Scope.Scope> =>
+): Effect.Effect<SqliteDatabase.SqliteDatabase, StoreError.StoreError, Scope.Scope> =>
   Effect.gen(function*() {
     const { busyTimeout = 5_000, filename, synchronous = "NORMAL" } = options
     const opening = `Opening the SQLite database "${filename}"`
     yield* createFolder(filename)
-    // better-sqlite3 throws while connecting: @effect/sql-sqlite-node turns that into a defect.
-    const sql = yield* SqliteClient.make({ filename }).pipe(
-      Effect.provide(Reactivity.layer),
-      Effect.catchAllDefect((defect) => Effect.fail(fromCause(opening, defect, "Unavailable")))
-    )
+    const sql = yield* SqliteDatabase.make(filename)
     yield* Effect.andThen(
       sql.unsafe(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeout))}`),
       sql.unsafe(`PRAGMA synchronous = ${synchronous === "FULL" ? "FULL" : "NORMAL"}`)
@@ -123,12 +119,28 @@ export const makeClient = (
   })
 
 /**
- * The three per-port layers on the `SqlClient` of `makeClient`.
+ * The `SqliteDatabase` of `makeClient`, also as the `SqlClient`.
  *
  * @since 1.0.0
  * @category layers
  */
-export const layerPorts: Layer.Layer<Ports, never, SqlClient.SqlClient> = Layer.mergeAll(
+export const layerClient = (
+  options: Options
+): Layer.Layer<SqliteDatabase.SqliteDatabase | SqlClient.SqlClient, StoreError.StoreError> =>
+  Layer.scopedContext(
+    Effect.map(
+      makeClient(options),
+      (database) => Context.make(SqliteDatabase.SqliteDatabase, database).pipe(Context.add(SqlClient.SqlClient, database))
+    )
+  )
+
+/**
+ * The three per-port layers on the `SqliteDatabase` of `makeClient`.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerPorts: Layer.Layer<Ports, never, SqliteDatabase.SqliteDatabase> = Layer.mergeAll(
   SqlitePetRepository.layer,
   SqliteApiKeyStore.layer,
   SqliteRateLimitStore.layer
@@ -141,7 +153,7 @@ export const layerPorts: Layer.Layer<Ports, never, SqlClient.SqlClient> = Layer.
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<Ports, StoreError.StoreError> =>
-  Layer.provide(layerPorts, Layer.scoped(SqlClient.SqlClient, makeClient(options)))
+  Layer.provide(layerPorts, layerClient(options))
 
 /**
  * `layer` with its options read from configuration.

@@ -2,6 +2,7 @@
  * @since 1.0.0
  */
 export * as SqliteApiKeyStore from "./SqliteApiKeyStore.js"
+export * as SqliteDatabase from "./SqliteDatabase.js"
 export * as SqliteMigrations from "./SqliteMigrations.js"
 export * as SqlitePetRepository from "./SqlitePetRepository.js"
 export * as SqliteRateLimitStore from "./SqliteRateLimitStore.js"

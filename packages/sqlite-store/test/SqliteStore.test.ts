@@ -1,14 +1,13 @@
 import { Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { Config, ConfigError, ConfigProvider, Effect, Exit, Layer, Option } from "effect"
+import { Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { SqliteMigrations, SqliteStore } from "../src/index.js"
+import { SqliteDatabase, SqliteMigrations, SqliteStore } from "../src/index.js"
 import { collectStderr, exitOf, linesOf, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
 
-const clientLayer = (options: SqliteStore.Options) => Layer.scoped(SqlClient.SqlClient, SqliteStore.makeClient(options))
+const clientLayer = SqliteStore.layerClient
 
 const storeLayer = (options: SqliteStore.Options) =>
   Layer.provideMerge(SqliteStore.layerPorts, clientLayer(options))
@@ -100,7 +99,7 @@ describe("SqliteStore", () => {
           "2_broken": broken
         }))
         return { error, tables: yield* tableNames }
-      }).pipe(Effect.provide(SqliteClient.layer({ filename: fresh })))
+      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, SqliteDatabase.make(fresh))))
       expect(fromEmpty.error).toBeInstanceOf(StoreError.StoreError)
       expect(fromEmpty.error.message).toContain("no_such_table")
       expect(fromEmpty.tables).toEqual([])
@@ -266,6 +265,51 @@ describe("SqliteStore", () => {
       expect(Fs.existsSync(filename)).toBe(true)
       const missing = yield* Layer.build(Layer.provide(layer, withConfig([]))).pipe(Effect.scoped, Effect.flip)
       expect(ConfigError.isConfigError(missing)).toBe(true)
+    }))
+
+  it.scoped("a port call waits for another fiber's SqlClient transaction to end, and is not part of it", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const pets = yield* PetRepository.PetRepository
+        const opened = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const holder = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('held', 1, 'sold')`
+          yield* Deferred.succeed(opened, undefined)
+          yield* Deferred.await(release)
+          return yield* Effect.fail("rolled back")
+        })).pipe(Effect.flip, Effect.fork)
+        yield* Deferred.await(opened)
+        const insert = yield* Effect.fork(pets.insert(newPet))
+        yield* Effect.repeatN(Effect.yieldNow(), 20)
+        expect(Option.isNone(yield* Fiber.poll(insert))).toBe(true)
+        yield* Deferred.succeed(release, undefined)
+        expect(yield* Fiber.join(holder)).toBe("rolled back")
+        const pet = yield* Fiber.join(insert)
+        expect(yield* pets.list({ limit: 10 })).toEqual([pet])
+      }).pipe(Effect.provide(storeLayer({ filename })))
+    }))
+
+  it.scoped("port calls inside a SqlClient transaction run in it", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const pets = yield* PetRepository.PetRepository
+        const limits = yield* RateLimitStore.RateLimitStore
+        const state = { minuteStart: 0, minuteCount: 1, dayStart: 0, dayCount: 1, refusedCount: 0, bannedUntil: 0 }
+        const inside = Effect.andThen(
+          pets.insert(newPet),
+          limits.modify("key:inside", (before) => [before, state])
+        )
+        expect(yield* sql.withTransaction(Effect.zipRight(inside, Effect.fail("undo"))).pipe(Effect.flip)).toBe("undo")
+        expect(yield* pets.list({ limit: 10 })).toEqual([])
+        expect(yield* limits.modify("key:inside", (before) => [before, state])).toBeUndefined()
+        expect(yield* sql.withTransaction(inside)).toEqual(state)
+        expect((yield* pets.list({ limit: 10 })).length).toBe(1)
+      }).pipe(Effect.provide(storeLayer({ filename })))
     }))
 
   it.scoped("listing by status after a cursor is one range search of the (status, id) index", () =>

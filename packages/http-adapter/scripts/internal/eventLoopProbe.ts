@@ -1,0 +1,37 @@
+/**
+ * Preloaded into the server by the soak script (`node --import tsx --import
+ * <this file> bin/animal-store.js serve ...`): once a second, writes the
+ * process's event-loop delay and heap as one JSON line on file descriptor 3,
+ * which the soak script reads. It touches nothing else of the server.
+ */
+import { writeSync } from "node:fs"
+import { monitorEventLoopDelay } from "node:perf_hooks"
+
+/** One sample: event-loop delay over the last second, in ms, and the heap in bytes. */
+export interface ProbeSample {
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+  readonly heapUsed: number
+}
+
+const histogram = monitorEventLoopDelay({ resolution: 10 })
+histogram.enable()
+
+const ms = (nanoseconds: number) => Math.round(nanoseconds / 1e4) / 100
+
+const timer = setInterval(() => {
+  const sample: ProbeSample = {
+    p50: ms(histogram.percentile(50)),
+    p99: ms(histogram.percentile(99)),
+    max: ms(histogram.max),
+    heapUsed: process.memoryUsage().heapUsed
+  }
+  histogram.reset()
+  try {
+    writeSync(3, JSON.stringify(sample) + "\n")
+  } catch {
+    clearInterval(timer)
+  }
+}, 1_000)
+timer.unref()

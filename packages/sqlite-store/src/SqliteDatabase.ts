@@ -1,0 +1,234 @@
+/**
+ * The one SQLite connection of a store, opened with better-sqlite3.
+ *
+ * It is an `@effect/sql` `SqlClient`: migrations, `sql` templates and
+ * `withTransaction` run on it as on `@effect/sql-sqlite-node`'s client. The
+ * store's ports run their statements with `use` instead: each statement is
+ * prepared once and every call runs synchronously, in one step no other
+ * fiber can interleave with, without the work a `SqlClient` does around each
+ * statement (a span, compiling the template, taking the connection's
+ * semaphore in a scope), which cost several times SQLite's own work on the
+ * store's small queries.
+ *
+ * @since 1.0.0
+ */
+import { StoreError } from "@animal-store/core"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlConnection from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import * as Statement from "@effect/sql/Statement"
+import { Context, Effect, Option, Scope } from "effect"
+import type * as BetterSqlite3 from "./internal/betterSqlite3.js"
+import { isSqliteError, open } from "./internal/betterSqlite3.js"
+import { fromCause } from "./internal/storeError.js"
+
+/**
+ * @since 1.0.0
+ * @category type ids
+ */
+export const TypeId: unique symbol = Symbol.for("@animal-store/sqlite-store/SqliteDatabase")
+
+/**
+ * @since 1.0.0
+ * @category type ids
+ */
+export type TypeId = typeof TypeId
+
+/**
+ * A value bound to a `?` of a statement.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Parameter = string | number | bigint | Uint8Array | null
+
+/**
+ * The connection as `use` lends it: synchronous. Statements are prepared on
+ * first use and kept, by text, for the life of the connection: pass constant
+ * SQL texts with `?` parameters.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Connection {
+  /** The rows of a query. */
+  readonly all: <Row>(sql: string, ...params: ReadonlyArray<Parameter>) => ReadonlyArray<Row>
+  /** The first row of a query, if any. */
+  readonly get: <Row>(sql: string, ...params: ReadonlyArray<Parameter>) => Row | undefined
+  /** The rows of a query as arrays of column values, in the order of its columns (cheaper than objects). */
+  readonly values: <Row extends ReadonlyArray<unknown>>(sql: string, ...params: ReadonlyArray<Parameter>) => ReadonlyArray<Row>
+  /** Runs a statement, ignoring what it returns. */
+  readonly run: (sql: string, ...params: ReadonlyArray<Parameter>) => void
+  /**
+   * Runs `f` in a `BEGIN IMMEDIATE` transaction (a savepoint inside an open
+   * transaction): committed when `f` returns, rolled back when it throws. The
+   * write lock is taken before `f` reads, so no other connection, in this
+   * process or another, writes between what `f` reads and what it writes.
+   */
+  readonly immediate: <A>(f: () => A) => A
+}
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface SqliteDatabase extends SqlClient.SqlClient {
+  readonly [TypeId]: TypeId
+  readonly filename: string
+  /**
+   * Runs `f` with the connection, synchronously. An error SQLite reports is a
+   * `StoreError` about `doing`; anything else `f` throws is a defect. When a
+   * `SqlClient` transaction of another fiber is open on the connection, waits
+   * for it to end first; inside one (`withTransaction` around the call),
+   * runs in it.
+   */
+  readonly use: <A>(doing: string, f: (connection: Connection) => A) => Effect.Effect<A, StoreError.StoreError>
+}
+
+/**
+ * @since 1.0.0
+ * @category tags
+ */
+export const SqliteDatabase = Context.GenericTag<SqliteDatabase>("@animal-store/sqlite-store/SqliteDatabase")
+
+const preparing = (db: BetterSqlite3.Database, raw = false) => {
+  const statements = new Map<string, BetterSqlite3.Statement>()
+  return (sql: string): BetterSqlite3.Statement => {
+    let statement = statements.get(sql)
+    if (statement === undefined) {
+      statement = raw ? db.prepare(sql).raw(true) : db.prepare(sql)
+      statements.set(sql, statement)
+    }
+    return statement
+  }
+}
+
+const makeConnection = (db: BetterSqlite3.Database): Connection => {
+  const prepared = preparing(db)
+  const preparedRaw = preparing(db, true)
+  const inTransaction = db.transaction((f: () => unknown) => f()).immediate
+  return {
+    all: <Row>(sql: string, ...params: ReadonlyArray<Parameter>) => prepared(sql).all(...params) as Array<Row>,
+    get: <Row>(sql: string, ...params: ReadonlyArray<Parameter>) => prepared(sql).get(...params) as Row | undefined,
+    values: <Row extends ReadonlyArray<unknown>>(sql: string, ...params: ReadonlyArray<Parameter>) =>
+      preparedRaw(sql).all(...params) as Array<Row>,
+    run: (sql, ...params) => {
+      prepared(sql).run(...params)
+    },
+    immediate: <A>(f: () => A) => inTransaction(f) as A
+  }
+}
+
+/** `@effect/sql`'s connection interface on `db`, as `@effect/sql-sqlite-node` implements it. */
+const makeSqlConnection = (db: BetterSqlite3.Database): SqlConnection.Connection => {
+  const prepared = preparing(db)
+  const execute = (
+    statement: () => BetterSqlite3.Statement,
+    params: ReadonlyArray<unknown>,
+    raw: boolean
+  ): Effect.Effect<ReadonlyArray<any>, SqlError> =>
+    Effect.withFiberRuntime((fiber) => {
+      try {
+        const s = statement().safeIntegers(Context.get(fiber.currentContext, SqlClient.SafeIntegers))
+        if (s.reader) return Effect.succeed(s.all(...params))
+        const result = s.run(...params)
+        return Effect.succeed(raw ? result as unknown as ReadonlyArray<any> : [])
+      } catch (cause) {
+        return Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
+      }
+    })
+  const withTransform = (
+    effect: Effect.Effect<ReadonlyArray<any>, SqlError>,
+    transformRows: (<A extends object>(row: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+  ) => transformRows === undefined ? effect : Effect.map(effect, transformRows)
+  return {
+    execute: (sql, params, transformRows) => withTransform(execute(() => prepared(sql), params, false), transformRows),
+    executeRaw: (sql, params) => execute(() => prepared(sql), params, true),
+    executeValues: (sql, params) =>
+      Effect.try({
+        try: () => {
+          const statement = prepared(sql)
+          if (!statement.reader) {
+            statement.run(...params)
+            return []
+          }
+          try {
+            return statement.raw(true).all(...params) as Array<ReadonlyArray<unknown>>
+          } finally {
+            statement.raw(false)
+          }
+        },
+        catch: (cause) => new SqlError({ cause, message: "Failed to execute statement" })
+      }),
+    executeUnprepared: (sql, params, transformRows) =>
+      withTransform(execute(() => db.prepare(sql), params ?? [], false), transformRows),
+    executeStream: () => Effect.dieMessage("executeStream not implemented")
+  }
+}
+
+const attempt = <A>(doing: string, f: (connection: Connection) => A, connection: Connection) => {
+  try {
+    return Effect.succeed(f(connection))
+  } catch (error) {
+    return isSqliteError(error) ? Effect.fail(fromCause(doing, error)) : Effect.die(error)
+  }
+}
+
+/**
+ * Opens `filename` (`":memory:"`: a private in-memory database) in WAL mode.
+ * The connection is closed when the scope closes. A file that cannot be
+ * opened fails with `StoreError` (`Unavailable`, `Corrupt`, `ReadOnly`).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = (filename: string): Effect.Effect<SqliteDatabase, StoreError.StoreError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const db = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => {
+          const db = open(filename)
+          try {
+            db.pragma("journal_mode = WAL")
+          } catch (error) {
+            db.close()
+            throw error
+          }
+          return db
+        },
+        catch: (cause) => fromCause(`Opening the SQLite database "${filename}"`, cause, "Unavailable")
+      }),
+      (db) => Effect.sync(() => db.close())
+    )
+    const semaphore = yield* Effect.makeSemaphore(1)
+    const sqlConnection = makeSqlConnection(db)
+    const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
+      Effect.as(
+        Effect.zipRight(
+          restore(semaphore.take(1)),
+          Effect.tap(Effect.scope, (scope) => Scope.addFinalizer(scope, semaphore.release(1)))
+        ),
+        sqlConnection
+      )
+    )
+    const sql = yield* SqlClient.make({
+      acquirer: semaphore.withPermits(1)(Effect.succeed(sqlConnection)),
+      transactionAcquirer,
+      compiler: Statement.makeCompilerSqlite(),
+      spanAttributes: [["db.system.name", "sqlite"]]
+    }).pipe(Effect.provide(Reactivity.layer))
+
+    const connection = makeConnection(db)
+    const inOwnTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
+    const use = <A>(doing: string, f: (connection: Connection) => A): Effect.Effect<A, StoreError.StoreError> =>
+      Effect.suspend(() =>
+        db.inTransaction
+          ? Effect.flatMap(inOwnTransaction, (inside) =>
+            inside
+              ? attempt(doing, f, connection)
+              : Effect.scoped(Effect.zipRight(transactionAcquirer, Effect.suspend(() => attempt(doing, f, connection)))))
+          : attempt(doing, f, connection)
+      )
+    return Object.assign(sql, { [TypeId]: TypeId, filename, use }) as SqliteDatabase
+  })

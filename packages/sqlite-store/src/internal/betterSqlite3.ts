@@ -1,0 +1,42 @@
+/**
+ * The part of better-sqlite3 the store uses, typed here (the package ships no
+ * types).
+ */
+import { createRequire } from "node:module"
+
+/** @internal */
+export interface Statement {
+  readonly reader: boolean
+  all(...params: ReadonlyArray<unknown>): Array<unknown>
+  get(...params: ReadonlyArray<unknown>): unknown
+  run(...params: ReadonlyArray<unknown>): { readonly changes: number; readonly lastInsertRowid: number | bigint }
+  raw(raw: boolean): this
+  safeIntegers(safe: boolean): this
+}
+
+/** @internal */
+export interface Transaction<A extends ReadonlyArray<unknown>, R> {
+  readonly immediate: (...args: A) => R
+}
+
+/** @internal */
+export interface Database {
+  readonly inTransaction: boolean
+  prepare(sql: string): Statement
+  pragma(source: string): unknown
+  transaction<A extends ReadonlyArray<unknown>, R>(f: (...args: A) => R): Transaction<A, R>
+  close(): void
+}
+
+interface Module {
+  new(filename: string): Database
+  readonly SqliteError: new(...args: ReadonlyArray<never>) => Error
+}
+
+const BetterSqlite3 = createRequire(import.meta.url)("better-sqlite3") as Module
+
+/** @internal */
+export const open = (filename: string): Database => new BetterSqlite3(filename)
+
+/** Whether `u` is an error SQLite reported (it carries a `SQLITE_*` code). @internal */
+export const isSqliteError = (u: unknown): boolean => u instanceof BetterSqlite3.SqliteError
