@@ -103,6 +103,21 @@ const resolveOptions = (options: IssueOptions, served: Environment): Effect.Effe
       ? invalid("key options", "limits", `are set only for enterprise keys; a ${plan} key has its plan's limits`)
       : Effect.succeed({ plan, limits: limitsByPlan[plan], environment: environment ?? served }))
 
+/**
+ * One refusal per reason, made once: refusing is the hot path of key
+ * guessing, and an error value need not be rebuilt (validated, with a stack
+ * trace) for every request.
+ */
+const refusals: { readonly [R in UnauthorizedReason]: Effect.Effect<never, Unauthorized> } = {
+  missing: Effect.fail(new Unauthorized({ reason: "missing" })),
+  malformed: Effect.fail(new Unauthorized({ reason: "malformed" })),
+  unknown: Effect.fail(new Unauthorized({ reason: "unknown" })),
+  revoked: Effect.fail(new Unauthorized({ reason: "revoked" })),
+  wrong_environment: Effect.fail(new Unauthorized({ reason: "wrong_environment" }))
+}
+
+const unauthorized = (reason: UnauthorizedReason): Effect.Effect<never, Unauthorized> => refusals[reason]
+
 const principalOf = (key: ApiKey): Principal => ({
   keyId: key.id,
   plan: key.plan,
@@ -121,7 +136,6 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
   const store = yield* ApiKeyStore
   const { environment: served } = yield* AccessConfig
 
-  const unauthorized = (reason: UnauthorizedReason) => Effect.fail(new Unauthorized({ reason }))
 
   const insert = (secret: string, { environment, limits, plan }: Options) =>
     Effect.gen(function*() {

@@ -23,6 +23,7 @@ import { Cause, Clock, Context, Effect, Either, Option } from "effect"
 import * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as ErrorResponse from "./ErrorResponse.js"
+import * as NodeResponse from "./internal/nodeResponse.js"
 import { MalformedPathParameter, MethodNotAllowed, RouteNotFound } from "./ProtocolError.js"
 import * as ResponseHeaders from "./ResponseHeaders.js"
 import * as Routes from "./Routes.js"
@@ -146,5 +147,5 @@ export const make = (
           keyId: Either.isRight(admitted) ? admitted.right.principal?.keyId : undefined
         })
       }
-      return ResponseHeaders.stamp(response, meta, finished)
+      return yield* NodeResponse.write(request, ResponseHeaders.stamp(response, meta, finished))
     }))
