@@ -7,8 +7,9 @@
  *
  * @since 1.0.0
  */
-import { Context, Data, Effect, Either, Layer } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import type { ApiError } from "./ApiError.js"
+import type { Unauthorized } from "./ApiError.js"
 import { ApiKeyBanned, RateLimited } from "./ApiError.js"
 import type { Principal } from "./ApiKey.js"
 import { ApiKeyAuth } from "./ApiKeyAuth.js"
@@ -106,6 +107,21 @@ export class GuardedPetOperations extends Context.Tag("@animal-store/core/Guarde
   GuardedPetOperationsService
 >() {}
 
+/**
+ * A `GuardedFailure` without a stack trace: it is an expected outcome (a
+ * refusal, a 404), made on every such request, and its trace would only show
+ * the runtime. The limit is restored at once, so nothing else is affected.
+ */
+const guardedFailure = (error: ApiError | StoreError, meta: ResponseMeta): GuardedFailure => {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    return new GuardedFailure({ error, meta })
+  } finally {
+    Error.stackTraceLimit = limit
+  }
+}
+
 /** The failure of a refused decision; `undefined` when it is accepted. */
 const refusal = (decision: RateLimitDecision): RateLimited | ApiKeyBanned | undefined => {
   const retryAfter = decision.retryAfter ?? 0
@@ -144,29 +160,33 @@ export const make: Effect.Effect<
     operation: OperationName | undefined
   ): Effect.Effect<Admission, GuardedFailure> => {
     const deprecation = operation === undefined ? undefined : policy.forOperation(operation)
-    const metaOf = (rateLimit: RateLimitDecision | undefined): ResponseMeta => ({ rateLimit, deprecation })
     const failWith = (rateLimit: RateLimitDecision | undefined) => (error: ApiError | StoreError) =>
-      new GuardedFailure({ error, meta: metaOf(rateLimit) })
+      guardedFailure(error, { rateLimit, deprecation })
 
-    return Effect.gen(function*() {
-      const authenticated = yield* auth.authenticate(request.credential).pipe(
-        Effect.map(Either.right),
-        Effect.catchTag("Unauthorized", (unauthorized) => Effect.succeed(Either.left(unauthorized))),
-        Effect.mapError(failWith(undefined))
+    const decide = (principal: Principal | undefined, unauthorized: Unauthorized | undefined) =>
+      Effect.matchEffect(
+        limiter.check(
+          principal === undefined
+            ? { _tag: "Address", address: request.clientAddress }
+            : { _tag: "Key", principal }
+        ),
+        {
+          onFailure: (error) => Effect.fail(failWith(undefined)(error)),
+          onSuccess: (decision): Effect.Effect<Admission, GuardedFailure> => {
+            const admission: Admission = { principal, meta: { rateLimit: decision, deprecation } }
+            const refused = refusal(decision)
+            if (refused !== undefined) return Effect.fail(failWith(decision)(refused))
+            if (operation === undefined) return Effect.succeed(admission)
+            if (unauthorized !== undefined) return Effect.fail(failWith(decision)(unauthorized))
+            return Effect.mapBoth(policy.check(operation), { onFailure: failWith(decision), onSuccess: () => admission })
+          }
+        }
       )
-      const principal = Either.getOrUndefined(authenticated)
-      const decision = yield* limiter.check(
-        principal === undefined
-          ? { _tag: "Address", address: request.clientAddress }
-          : { _tag: "Key", principal }
-      ).pipe(Effect.mapError(failWith(undefined)))
-      const fail = failWith(decision)
-      const refused = refusal(decision)
-      if (refused !== undefined) return yield* Effect.fail(fail(refused))
-      if (operation === undefined) return { principal, meta: metaOf(decision) }
-      if (Either.isLeft(authenticated)) return yield* Effect.fail(fail(authenticated.left))
-      yield* policy.check(operation).pipe(Effect.mapError(fail))
-      return { principal, meta: metaOf(decision) }
+
+    return Effect.matchEffect(auth.authenticate(request.credential), {
+      onFailure: (error) =>
+        error._tag === "Unauthorized" ? decide(undefined, error) : Effect.fail(failWith(undefined)(error)),
+      onSuccess: (principal) => decide(principal, undefined)
     })
   }
 
@@ -176,10 +196,10 @@ export const make: Effect.Effect<
     run: Effect.Effect<A, ApiError | StoreError>
   ): Effect.Effect<Guarded<A>, GuardedFailure> =>
     Effect.flatMap(admit(request, operation), ({ meta }) =>
-      run.pipe(
-        Effect.map((value) => ({ value, meta })),
-        Effect.mapError((error) => new GuardedFailure({ error, meta }))
-      ))
+      Effect.mapBoth(run, {
+        onFailure: (error) => guardedFailure(error, meta),
+        onSuccess: (value) => ({ value, meta })
+      }))
 
   return {
     admit,

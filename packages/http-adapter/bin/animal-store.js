@@ -8,7 +8,23 @@ import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
+import { PerformanceObserver } from "node:perf_hooks"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import * as V8 from "node:v8"
+
+// The young generation grows to 16 MB, not V8's 32 MB (the README's
+// "Memory"): once a scavenge has grown it that far, V8 is told to grow it no
+// more (it reads this flag each time it would grow; its maximum is fixed at
+// start, and a process cannot pass itself flags on Node 20).
+const youngGenerationCap = 16 * 1024 * 1024
+const capYoungGeneration = new PerformanceObserver(() => {
+  const young = V8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space")
+  if (young === undefined || young.space_size >= youngGenerationCap) {
+    V8.setFlagsFromString("--semi-space-growth-factor=1")
+    capYoungGeneration.disconnect()
+  }
+})
+capYoungGeneration.observe({ entryTypes: ["gc"] })
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 const packageRoot = Path.resolve(here, "..")

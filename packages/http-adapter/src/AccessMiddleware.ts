@@ -19,7 +19,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Cause, Clock, Context, Effect, Either, Option } from "effect"
+import { Cause, Clock, Context, Effect, Option } from "effect"
 import * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as ErrorResponse from "./ErrorResponse.js"
@@ -112,40 +112,45 @@ export const make = (
   options: Options
 ): Effect.Effect<(app: HttpApp.Default) => HttpApp.Default, never, GuardedPetOperations.GuardedPetOperations> =>
   Effect.map(GuardedPetOperations.GuardedPetOperations, (guarded) => (app) =>
-    Effect.gen(function*() {
-      const started = yield* Clock.currentTimeMillis
-      const request = yield* HttpServerRequest.HttpServerRequest
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const path = Routes.pathOf(request.url)
       const route = Routes.match(request.method, path)
-      const client: Guarded.ClientRequest = {
-        credential: credentialOf(request.headers["authorization"]),
-        clientAddress: yield* ClientAddress.resolve(request, options.trustedProxies)
-      }
-      const admitted = yield* Effect.either(
-        guarded.admit(client, route._tag === "Operation" ? route.operation : undefined)
-      )
-      const [response, meta] = Either.isLeft(admitted)
-        ? [yield* ErrorResponse.recover(Effect.fail(admitted.left.error)), admitted.left.meta] as const
-        : [
-          yield* handle(
-            route._tag === "Operation" ? options.operations : app,
-            admitted.right,
-            route,
-            request.method,
-            path
-          ),
-          admitted.right.meta
-        ] as const
-      const finished = yield* Clock.currentTimeMillis
-      if (options.accessLog) {
-        yield* AccessLog.log({
-          method: request.method,
-          path,
-          status: response.status,
-          durationMs: finished - started,
-          client: client.clientAddress,
-          keyId: Either.isRight(admitted) ? admitted.right.principal?.keyId : undefined
+      const serve = (started: number) =>
+        Effect.flatMap(ClientAddress.resolve(request, options.trustedProxies), (clientAddress) => {
+          const respond = (
+            response: HttpServerResponse.HttpServerResponse,
+            meta: Guarded.ResponseMeta,
+            keyId: string | undefined
+          ) =>
+            Effect.flatMap(Clock.currentTimeMillis, (finished) => {
+              const written = NodeResponse.write(request, ResponseHeaders.stamp(response, meta, finished))
+              return options.accessLog
+                ? Effect.zipRight(
+                  AccessLog.log({
+                    method: request.method,
+                    path,
+                    status: response.status,
+                    durationMs: finished - started,
+                    client: clientAddress,
+                    keyId
+                  }),
+                  written
+                )
+                : written
+            })
+          const client: Guarded.ClientRequest = {
+            credential: credentialOf(request.headers["authorization"]),
+            clientAddress
+          }
+          return Effect.matchEffect(guarded.admit(client, route._tag === "Operation" ? route.operation : undefined), {
+            onFailure: ({ error, meta }) =>
+              Effect.flatMap(ErrorResponse.respond(error), (response) => respond(response, meta, undefined)),
+            onSuccess: (admission) =>
+              Effect.flatMap(
+                handle(route._tag === "Operation" ? options.operations : app, admission, route, request.method, path),
+                (response) => respond(response, admission.meta, admission.principal?.keyId)
+              )
+          })
         })
-      }
-      return yield* NodeResponse.write(request, ResponseHeaders.stamp(response, meta, finished))
+      return options.accessLog ? Effect.flatMap(Clock.currentTimeMillis, serve) : serve(0)
     }))

@@ -48,9 +48,10 @@ export const fromPeer = (
   forwardedFor: string | undefined,
   trustedProxies: ReadonlyArray<string>
 ): string => {
-  const trusted = new Set(trustedProxies.map(normalize))
   const address = normalize(peer)
-  if (!trusted.has(address) || forwardedFor === undefined) return address
+  if (trustedProxies.length === 0 || forwardedFor === undefined) return address
+  const trusted = new Set(trustedProxies.map(normalize))
+  if (!trusted.has(address)) return address
   const hops = forwardedFor.split(",").map(normalize).filter((hop) => hop.length > 0)
   for (let i = hops.length - 1; i >= 0; i--) {
     if (!trusted.has(hops[i]!)) return hops[i]!
@@ -68,10 +69,9 @@ export const resolve = (
   request: HttpServerRequest.HttpServerRequest,
   trustedProxies: ReadonlyArray<string>
 ): Effect.Effect<string> =>
-  Effect.map(
-    Option.match(request.remoteAddress, {
-      onNone: () => Effect.map(Effect.serviceOption(RemoteAddress), Option.getOrElse(() => unknown)),
-      onSome: Effect.succeed
-    }),
-    (peer) => fromPeer(peer, request.headers["x-forwarded-for"], trustedProxies)
-  )
+  Option.isSome(request.remoteAddress)
+    ? Effect.succeed(fromPeer(request.remoteAddress.value, request.headers["x-forwarded-for"], trustedProxies))
+    : Effect.map(
+      Effect.serviceOption(RemoteAddress),
+      (peer) => fromPeer(Option.getOrElse(peer, () => unknown), request.headers["x-forwarded-for"], trustedProxies)
+    )

@@ -100,16 +100,23 @@ export const make = (failure: Failure): HttpServerResponse.HttpServerResponse =>
 export const internalError: HttpServerResponse.HttpServerResponse = jsonResponse(internalErrorBody, { status: 500 })
 
 /**
- * Answers the failures of `effect` with their responses; a store failure is
- * logged (its message only) before its 500 is answered.
+ * The response to a failure, as an effect: a store failure is logged (its
+ * message only) before its 500 is answered.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const respond = (failure: Failure): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  failure._tag === "StoreError"
+    ? Effect.as(Effect.logError(`Store failure (${failure.reason}): ${failure.message}`), make(failure))
+    : Effect.succeed(make(failure))
+
+/**
+ * Answers the failures of `effect` with their responses (`respond`).
  *
  * @since 1.0.0
  * @category combinators
  */
 export const recover = <R>(
   effect: Effect.Effect<HttpServerResponse.HttpServerResponse, Failure, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
-  Effect.catchAll(effect, (failure) =>
-    failure._tag === "StoreError"
-      ? Effect.as(Effect.logError(`Store failure (${failure.reason}): ${failure.message}`), make(failure))
-      : Effect.succeed(make(failure)))
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> => Effect.catchAll(effect, respond)
