@@ -84,6 +84,8 @@ export const defaultStatus: PetStatus = "available"
  */
 export const maxNameLength = 255
 
+const unpairedSurrogate = /\p{Cs}/u
+
 /**
  * The name of an animal: 1 to 255 Unicode code points after trimming
  * surrounding white space; it is stored trimmed. It must be Unicode text: an
@@ -95,11 +97,11 @@ export const maxNameLength = 255
  */
 export const PetName = Schema.String.pipe(
   Schema.filter((s) => s.length > 0 || "must not be empty", { identifier: "NonEmptyName" }),
-  Schema.filter((s) => !/\p{Cs}/u.test(s) || "must be Unicode text (no unpaired surrogates)", {
+  Schema.filter((s) => !unpairedSurrogate.test(s) || "must be Unicode text (no unpaired surrogates)", {
     identifier: "WellFormedName"
   }),
   Schema.filter(
-    (s) => [...s].length <= maxNameLength || `must be at most ${maxNameLength} characters`,
+    (s) => s.length <= maxNameLength || [...s].length <= maxNameLength || `must be at most ${maxNameLength} characters`,
     { identifier: "NameMaxLength" }
   )
 )

@@ -37,15 +37,22 @@ export const rateLimit = (
   }
 }
 
+const deprecationFields = new WeakMap<DeprecationPolicy.Deprecation, Readonly<Record<string, string>>>()
+
 /**
- * The deprecation fields of an operation under the base path `/v1`.
+ * The deprecation fields of an operation under the base path `/v1`,
+ * formatted once per deprecation.
  *
  * @since 1.0.0
  * @category conversions
  */
-export const deprecation = (value: DeprecationPolicy.Deprecation): Record<string, string> => {
+export const deprecation = (value: DeprecationPolicy.Deprecation): Readonly<Record<string, string>> => {
+  const known = deprecationFields.get(value)
+  if (known !== undefined) return known
   const { Deprecation, Link, Sunset } = DeprecationPolicy.headers(value, basePath)
-  return { deprecation: Deprecation, sunset: Sunset, link: Link }
+  const fields = { deprecation: Deprecation, sunset: Sunset, link: Link }
+  deprecationFields.set(value, fields)
+  return fields
 }
 
 /**

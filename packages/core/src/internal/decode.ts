@@ -1,4 +1,5 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Either, ParseResult } from "effect"
+import type { Schema } from "effect"
 import { InvalidRequest } from "../ApiError.js"
 
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
@@ -35,27 +36,28 @@ const withoutValues = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue =>
   }
 }
 
+const invalid = (issue: ParseResult.ParseIssue, what: string): InvalidRequest => {
+  const details = ParseResult.ArrayFormatter.formatIssueSync(withoutValues(issue)).map((issue) => ({
+    path: formatPath(issue.path),
+    message: issue._tag === "Unexpected" ? "is not allowed" : issue.message
+  }))
+  const first = details[0]
+  return new InvalidRequest({
+    message: first === undefined ? `Invalid ${what}` : `Invalid ${what}: ${first.path} ${first.message}`,
+    details
+  })
+}
+
 /**
  * Decodes untrusted input with `schema`, failing with an `InvalidRequest`
- * that lists every problem as `{path, message}`.
+ * that lists every problem as `{path, message}`. The schemas of the interface
+ * are synchronous, so the parser is compiled once and run without effects.
  * @internal
  */
 export const decodeInput = <A, I>(schema: Schema.Schema<A, I>, what: string) => {
-  const decode = Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })
-  return (input: unknown): Effect.Effect<A, InvalidRequest> =>
-    decode(input).pipe(
-      Effect.catchAll((error) => {
-        const details = ParseResult.ArrayFormatter.formatIssueSync(withoutValues(error.issue)).map((issue) => ({
-          path: formatPath(issue.path),
-          message: issue._tag === "Unexpected" ? "is not allowed" : issue.message
-        }))
-        const first = details[0]
-        return Effect.fail(
-          new InvalidRequest({
-            message: first === undefined ? `Invalid ${what}` : `Invalid ${what}: ${first.path} ${first.message}`,
-            details
-          })
-        )
-      })
-    )
+  const decode = ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
+  return (input: unknown): Effect.Effect<A, InvalidRequest> => {
+    const result = decode(input)
+    return Either.isRight(result) ? Effect.succeed(result.right) : Effect.fail(invalid(result.left, what))
+  }
 }
