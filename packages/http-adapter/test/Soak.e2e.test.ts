@@ -1,33 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { cleanEnv } from "./support/CliProcess.js"
+import { cleanEnv, runNode } from "./support/CliProcess.js"
 
 const packageDir = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const seconds = Number(process.env["SOAK_SECONDS"] ?? 20)
 
-interface Finished {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
 /** Runs `scripts/soak.ts` as `pnpm soak` does, to its end. */
 const runSoak = () =>
-  new Promise<Finished>((resolve, reject) => {
-    const child = ChildProcess.spawn(
-      process.execPath,
-      ["--import", "tsx", "scripts/soak.ts", "--seconds", String(seconds)],
-      { cwd: packageDir, env: cleanEnv() }
-    )
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
+  runNode(["--import", "tsx", "scripts/soak.ts", "--seconds", String(seconds)], { env: cleanEnv(), cwd: packageDir })
 
 describe("sustained load", () => {
   it(`serves a steady mix for ${seconds} s without an error, growth, or a lost animal`, async () => {

@@ -19,10 +19,10 @@ export interface Finished {
   readonly stderr: string
 }
 
-/** Runs the CLI to its end. */
-export const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, cwd?: string) =>
+/** Runs `node <args>` to its end, collecting its output. */
+export const runNode = (args: ReadonlyArray<string>, options: { readonly env: Record<string, string>; readonly cwd?: string | undefined }) =>
   new Promise<Finished>((resolve, reject) => {
-    const child = ChildProcess.spawn(process.execPath, [bin, ...args], { env: cleanEnv(env), cwd })
+    const child = ChildProcess.spawn(process.execPath, args, { env: options.env, cwd: options.cwd })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))
@@ -30,6 +30,10 @@ export const runCli = (args: ReadonlyArray<string>, env: Record<string, string> 
     child.on("error", reject)
     child.on("close", (code) => resolve({ code, stdout, stderr }))
   })
+
+/** Runs the CLI to its end. */
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, cwd?: string) =>
+  runNode([bin, ...args], { env: cleanEnv(env), cwd })
 
 export interface Serving {
   readonly origin: string
