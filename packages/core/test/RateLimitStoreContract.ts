@@ -33,6 +33,19 @@ const keyRules = (perMinute: number, perDay: number): RateLimitRules => ({
 })
 
 /**
+ * A `modify` step that only counts calls in `minuteCount` and answers the new
+ * count: for store tests about storage itself (independence, locking), not
+ * about the rate-limit rule.
+ *
+ * @since 1.0.0
+ * @category contracts
+ */
+export const countCall = (state: RateLimitState | undefined): readonly [number, RateLimitState] => {
+  const minuteCount = (state?.minuteCount ?? 0) + 1
+  return [minuteCount, { minuteStart: 0, minuteCount, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0 }]
+}
+
+/**
  * Declares a `describe` block that checks a `RateLimitStore` layer against the
  * contract: `modify` gives `f` the subject's last stored state (`undefined`
  * at first), stores what it returns and answers its result; subjects are

@@ -1,5 +1,5 @@
 import { ApiKeyStore, Pet, PetRepository, RateLimitStore } from "@animal-store/core"
-import { testPetRepository } from "@animal-store/core/test"
+import { countCall, testPetRepository } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import { Array as Arr, Effect } from "effect"
 import { MemoryPetRepository, MemoryStore } from "../src/index.js"
@@ -59,17 +59,7 @@ describe("MemoryStore", () => {
       )
       expect(keys).toEqual([])
       const count = Effect.flatMap(RateLimitStore.RateLimitStore, (store) =>
-        store.modify("subject", (state) => {
-          const next: RateLimitStore.RateLimitState = {
-            minuteStart: 0,
-            minuteCount: (state?.minuteCount ?? 0) + 1,
-            dayStart: 0,
-            dayCount: 0,
-            refusedCount: 0,
-            bannedUntil: 0
-          }
-          return [next.minuteCount, next] as const
-        }))
+        store.modify("subject", countCall))
       expect(yield* Effect.provide(count, MemoryStore.layer)).toBe(1)
       expect(yield* Effect.provide(count, MemoryStore.layer)).toBe(1)
     }))

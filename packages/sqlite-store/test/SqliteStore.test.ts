@@ -1,4 +1,5 @@
 import { Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
+import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
@@ -210,14 +211,7 @@ describe("SqliteStore", () => {
       yield* Layer.build(SqliteStore.layer({ filename })).pipe(Effect.scoped)
       const count = (busyTimeout: number) =>
         Effect.flatMap(RateLimitStore.RateLimitStore, (store) =>
-          store.modify("key:busy", (state) => [state, {
-            minuteStart: 0,
-            minuteCount: (state?.minuteCount ?? 0) + 1,
-            dayStart: 0,
-            dayCount: 0,
-            refusedCount: 0,
-            bannedUntil: 0
-          }])).pipe(Effect.provide(SqliteStore.layer({ filename, busyTimeout })), Effect.exit)
+          store.modify("key:busy", countCall)).pipe(Effect.provide(SqliteStore.layer({ filename, busyTimeout })), Effect.exit)
       const { gaveUp, waitedFor } = yield* Effect.promise(async () => {
         const child = spawnFixture("holdWriteLock.ts", [filename, "600", "5000"])
         const stderr = collectStderr(child)
@@ -239,7 +233,7 @@ describe("SqliteStore", () => {
           await exitOf(child)
         }
       })
-      expect(waitedFor.result).toEqual(Exit.succeed(undefined))
+      expect(waitedFor.result).toEqual(Exit.succeed(1))
       expect(waitedFor.waited).toBeGreaterThanOrEqual(300)
       expect(gaveUp.result).toEqual(Exit.fail(expect.objectContaining({
         _tag: "StoreError",
