@@ -6,17 +6,7 @@
  *
  * @since 1.0.0
  */
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Context, Effect, Option } from "effect"
-
-/**
- * The peer address of a request that arrived through a host's web handler
- * (a web `Request` does not carry one): the host passes it per request.
- *
- * @since 1.0.0
- * @category tags
- */
-export class RemoteAddress extends Context.Tag("@animal-store/http-adapter/RemoteAddress")<RemoteAddress, string>() {}
+import * as HttpExchange from "./HttpExchange.js"
 
 /**
  * The address used when the peer is unknown (a web handler called without one).
@@ -65,13 +55,11 @@ export const fromPeer = (
  * @since 1.0.0
  * @category constructors
  */
-export const resolve = (
-  request: HttpServerRequest.HttpServerRequest,
-  trustedProxies: ReadonlyArray<string>
-): Effect.Effect<string> =>
-  Option.isSome(request.remoteAddress)
-    ? Effect.succeed(fromPeer(request.remoteAddress.value, request.headers["x-forwarded-for"], trustedProxies))
-    : Effect.map(
-      Effect.serviceOption(RemoteAddress),
-      (peer) => fromPeer(Option.getOrElse(peer, () => unknown), request.headers["x-forwarded-for"], trustedProxies)
-    )
+export const resolve = (request: HttpExchange.Request, trustedProxies: ReadonlyArray<string>): string => {
+  const forwardedFor = request.headers["x-forwarded-for"]
+  return fromPeer(
+    request.remoteAddress ?? unknown,
+    typeof forwardedFor === "string" || forwardedFor === undefined ? forwardedFor : forwardedFor.join(","),
+    trustedProxies
+  )
+}

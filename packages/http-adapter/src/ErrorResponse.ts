@@ -9,9 +9,8 @@
  */
 import type { StoreError } from "@animal-store/core"
 import { ApiError } from "@animal-store/core"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
-import { jsonResponse } from "./internal/json.js"
+import * as HttpExchange from "./HttpExchange.js"
 import type { ProtocolError } from "./ProtocolError.js"
 
 /**
@@ -86,9 +85,9 @@ const headers = (failure: Failure): Record<string, string> => {
  * @since 1.0.0
  * @category constructors
  */
-export const make = (failure: Failure): HttpServerResponse.HttpServerResponse => {
+export const make = (failure: Failure): HttpExchange.Response => {
   const errorBody = body(failure)
-  return jsonResponse(errorBody, { status: errorBody.status, headers: headers(failure) })
+  return HttpExchange.json(errorBody, { status: errorBody.status, headers: headers(failure) })
 }
 
 /**
@@ -97,7 +96,7 @@ export const make = (failure: Failure): HttpServerResponse.HttpServerResponse =>
  * @since 1.0.0
  * @category constructors
  */
-export const internalError: HttpServerResponse.HttpServerResponse = jsonResponse(internalErrorBody, { status: 500 })
+export const internalError: HttpExchange.Response = HttpExchange.json(internalErrorBody, { status: 500 })
 
 /**
  * The response to a failure, as an effect: a store failure is logged (its
@@ -106,7 +105,7 @@ export const internalError: HttpServerResponse.HttpServerResponse = jsonResponse
  * @since 1.0.0
  * @category constructors
  */
-export const respond = (failure: Failure): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+export const respond = (failure: Failure): Effect.Effect<HttpExchange.Response> =>
   failure._tag === "StoreError"
     ? Effect.as(Effect.logError(`Store failure (${failure.reason}): ${failure.message}`), make(failure))
     : Effect.succeed(make(failure))
@@ -118,5 +117,5 @@ export const respond = (failure: Failure): Effect.Effect<HttpServerResponse.Http
  * @category combinators
  */
 export const recover = <R>(
-  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, Failure, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> => Effect.catchAll(effect, respond)
+  effect: Effect.Effect<HttpExchange.Response, Failure, R>
+): Effect.Effect<HttpExchange.Response, never, R> => Effect.catchAll(effect, respond)

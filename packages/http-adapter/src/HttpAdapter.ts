@@ -1,80 +1,97 @@
 /**
- * The HTTP+JSON interface as an `HttpApi` app, for Effect hosts (a `Layer`
- * served by any `HttpServer`) and for every other host (a web-standard
- * handler `(Request) => Promise<Response>`: Node http, Hono, Bun, Deno).
- * Both need the core services `GuardedPetOperations` and `PetOperations`.
+ * The HTTP+JSON interface (`RequestHandler`) bound to its hosts:
+ *
+ * - a Node http server: `makeNodeListener`, a `(request, response)` listener
+ *   (the standalone server's);
+ * - every host of web-standard requests (Node, Hono, Bun, Deno):
+ *   `toWebHandler`, a handler `(Request) => Promise<Response>`;
+ * - an Effect `HttpServer`: `layer`.
+ *
+ * Each needs the core services `GuardedPetOperations` and `PetOperations`;
+ * each only converts the host's request and response.
  *
  * @since 1.0.0
  */
-import type { GuardedPetOperations, PetOperations } from "@animal-store/core"
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
-import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
-import * as OpenApi from "@effect/platform/OpenApi"
-import { Context, Effect, Layer } from "effect"
-import * as AccessMiddleware from "./AccessMiddleware.js"
-import * as ClientAddress from "./ClientAddress.js"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import type { Stream } from "effect"
+import { Effect, Exit, Layer, ManagedRuntime, Option, Runtime } from "effect"
+import type * as Http from "node:http"
+import { Readable } from "node:stream"
 import * as ErrorResponse from "./ErrorResponse.js"
-import { contentType, jsonResponse } from "./internal/json.js"
-import * as OpenApiDocument from "./OpenApiDocument.js"
-import { docsPath, openApiPath } from "./PetsApi.js"
-import * as PetsHandlers from "./PetsHandlers.js"
+import type * as HttpExchange from "./HttpExchange.js"
+import * as RequestBody from "./RequestBody.js"
+import * as RequestHandler from "./RequestHandler.js"
 
 /**
  * @since 1.0.0
  * @category models
  */
-export interface Options {
-  /** The base addresses in the OpenAPI document. Default `http://localhost:8080/v1` for both. */
-  readonly servers?: OpenApiDocument.Servers | undefined
-  /** Peer addresses whose `X-Forwarded-For` is believed. Default none. */
-  readonly trustedProxies?: ReadonlyArray<string> | undefined
-  /** One access-log line per request. Default `true`. */
-  readonly accessLog?: boolean | undefined
+export type Options = RequestHandler.Options
+
+/**
+ * The services the API needs: core's guarded and trusted operations.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Requirements = RequestHandler.Requirements
+
+const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response>): void => {
+  if (to.headersSent || to.destroyed) return
+  const response = Exit.isSuccess(exit) ? exit.value : ErrorResponse.internalError
+  to.writeHead(response.status, response.headers)
+  to.end(response.body)
 }
 
 /**
- * The services the app needs: core's guarded and trusted operations.
+ * The API as a listener of Node http's `request` event. A request runs on
+ * the runtime of the effect that made the listener; its body is read from
+ * the Node request directly.
  *
  * @since 1.0.0
- * @category models
+ * @category constructors
  */
-export type Requirements = GuardedPetOperations.GuardedPetOperations | PetOperations.PetOperations
-
-const layerDocument = HttpApiBuilder.Router.use((router) =>
+export const makeNodeListener = (
+  options?: Options
+): Effect.Effect<(request: Http.IncomingMessage, response: Http.ServerResponse) => void, never, Requirements> =>
   Effect.gen(function*() {
-    const { api } = yield* HttpApi.Api
-    const document = jsonResponse(OpenApi.fromApi(api))
-    yield* router.get(openApiPath, Effect.succeed(document))
+    const handle = yield* RequestHandler.make(options)
+    const runCallback = Runtime.runCallback(yield* Effect.runtime<Requirements>())
+    return (request, response) => {
+      runCallback(
+        handle({
+          method: request.method ?? "GET",
+          url: request.url ?? "/",
+          headers: request.headers,
+          remoteAddress: request.socket.remoteAddress,
+          body: RequestBody.fromNode(request)
+        }),
+        { onExit: (exit) => writeNode(response, exit) }
+      )
+    }
   })
-)
 
-/**
- * The API with its handlers, the OpenAPI document (`GET /v1/openapi.json`),
- * its reference page (`GET /v1/docs`, Scalar) and `AccessMiddleware`.
- *
- * @since 1.0.0
- * @category layers
- */
-export const layerApi = (options?: Options): Layer.Layer<HttpApi.Api, never, Requirements> =>
-  Layer.mergeAll(
-    layerDocument,
-    HttpApiScalar.layer({ path: docsPath }),
-    HttpApiBuilder.middleware(
-      Effect.flatMap(PetsHandlers.router, (operations) =>
-        AccessMiddleware.make({
-          trustedProxies: options?.trustedProxies ?? [],
-          accessLog: options?.accessLog ?? true,
-          operations
-        }))
-    )
-  ).pipe(
-    Layer.provideMerge(
-      HttpApiBuilder.api(OpenApiDocument.annotate(options?.servers)).pipe(Layer.provide(PetsHandlers.layer))
-    )
-  )
+const pathAndQuery = (url: string): string => {
+  if (url.startsWith("/")) return url
+  const parsed = new URL(url)
+  return parsed.pathname + parsed.search
+}
+
+const fromServerRequest = (request: HttpServerRequest.HttpServerRequest): HttpExchange.Request => {
+  const node: unknown = NodeHttpServerRequest.toIncomingMessage(request)
+  return {
+    method: request.method,
+    url: pathAndQuery(request.url),
+    headers: request.headers,
+    remoteAddress: Option.getOrUndefined(request.remoteAddress),
+    body: node instanceof Readable
+      ? RequestBody.fromNode(node)
+      : RequestBody.fromStream(request.stream as Stream.Stream<Uint8Array, unknown>)
+  }
+}
 
 /**
  * The API served by the `HttpServer` of the context.
@@ -82,8 +99,15 @@ export const layerApi = (options?: Options): Layer.Layer<HttpApi.Api, never, Req
  * @since 1.0.0
  * @category layers
  */
-export const layer = (options?: Options) =>
-  HttpApiBuilder.serve().pipe(HttpMiddleware.withTracerDisabledWhen(() => true), Layer.provide(layerApi(options)))
+export const layer = (options?: Options): Layer.Layer<never, never, HttpServer.HttpServer | Requirements> =>
+  Layer.unwrapEffect(
+    Effect.map(RequestHandler.make(options), (handle) =>
+      HttpServer.serve(
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          Effect.map(handle(fromServerRequest(request)), (response) =>
+            HttpServerResponse.raw(response.body, { status: response.status, headers: response.headers })))
+      ))
+  )
 
 /**
  * Who sent a request to the web handler: the peer address of its connection.
@@ -112,12 +136,14 @@ export interface WebHandler {
   readonly dispose: () => Promise<void>
 }
 
-const unavailable = () =>
-  new Response(JSON.stringify(ErrorResponse.internalErrorBody), { status: 500, headers: { "content-type": contentType } })
+/** The web `Response`; a `HEAD` request's has no body. */
+const toWeb = (response: HttpExchange.Response, method: string): Response =>
+  new Response(method === "HEAD" ? null : response.body, { status: response.status, headers: response.headers })
 
 /**
  * The API as a web-standard handler on `services`, built on the first
- * request. If the services cannot be built, every request is answered 500.
+ * request (sharing `memoMap` with the host's runtime, when given). If the
+ * services cannot be built, every request is answered 500.
  *
  * @since 1.0.0
  * @category constructors
@@ -126,18 +152,28 @@ export const toWebHandler = <E>(
   services: Layer.Layer<Requirements, E>,
   options?: Options & { readonly memoMap?: Layer.MemoMap | undefined }
 ): WebHandler => {
-  const web = HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(layerApi(options).pipe(Layer.provide(services)), HttpServer.layerContext),
-    options?.memoMap === undefined ? undefined : { memoMap: options.memoMap }
-  )
+  const runtime = ManagedRuntime.make(services, options?.memoMap)
+  let built: Promise<RequestHandler.RequestHandler> | undefined
   return {
-    handler: (request, client) =>
-      web.handler(
-        request,
-        client?.remoteAddress === undefined
-          ? undefined
-          : Context.make(ClientAddress.RemoteAddress, client.remoteAddress)
-      ).catch(unavailable),
-    dispose: web.dispose
+    handler: async (request, client) => {
+      try {
+        built ??= runtime.runPromise(RequestHandler.make(options))
+        const handle = await built
+        const url = new URL(request.url)
+        return toWeb(
+          await runtime.runPromise(handle({
+            method: request.method,
+            url: url.pathname + url.search,
+            headers: Object.fromEntries(request.headers),
+            remoteAddress: client?.remoteAddress,
+            body: RequestBody.fromWeb(request.body)
+          })),
+          request.method
+        )
+      } catch {
+        return toWeb(ErrorResponse.internalError, request.method)
+      }
+    },
+    dispose: () => runtime.dispose()
   }
 }

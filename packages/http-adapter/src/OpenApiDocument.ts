@@ -4,12 +4,23 @@
  * servers, the bearer scheme, `getPet` deprecated, and the headers of
  * decisions.md (rate limits on every response, `Retry-After` on 429,
  * `WWW-Authenticate` on 401, `Location` on 201, `Link` for the next page, and
- * `Deprecation`/`Sunset`/`Link` on `getPet`).
+ * `Deprecation`/`Sunset`/`Link` on `getPet`); and its reference page at
+ * `GET /v1/docs` (Scalar, inlined, as @effect/platform's `HttpApiScalar`
+ * renders it).
  *
  * @since 1.0.0
  */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { PetsApi } from "./PetsApi.js"
+import { Context, Effect, Layer } from "effect"
+import * as HttpExchange from "./HttpExchange.js"
+import { docsPath, openApiPath, PetsApi } from "./PetsApi.js"
 
 /**
  * The base addresses of the two environments, each ending in `/v1`.
@@ -145,3 +156,48 @@ export const annotate = (servers: Servers = defaultServers) =>
  * @category constructors
  */
 export const make = (servers: Servers = defaultServers): OpenApi.OpenAPISpec => OpenApi.fromApi(annotate(servers))
+
+/**
+ * The reference page, rendered once by `HttpApiScalar` on its own router.
+ */
+const referencePage = (api: ReturnType<typeof annotate>): Effect.Effect<HttpExchange.Response> =>
+  Effect.gen(function*() {
+    const app = yield* Effect.flatMap(HttpApiBuilder.Router.router, HttpRouter.toHttpApp)
+    const response = yield* Effect.provideService(
+      app,
+      HttpServerRequest.HttpServerRequest,
+      HttpServerRequest.fromWeb(new Request(`http://localhost${docsPath}`))
+    )
+    const web = HttpServerResponse.toWeb(response)
+    const body = yield* Effect.promise(() => web.text())
+    return { status: web.status, headers: { "content-type": web.headers.get("content-type") ?? "text/html" }, body }
+  }).pipe(
+    Effect.orDie,
+    Effect.provide(
+      Layer.mergeAll(HttpApiScalar.layer({ path: docsPath }), HttpApiBuilder.Router.Live, HttpServer.layerContext).pipe(
+        // as `HttpApiBuilder.api` does: the service holds any api
+        Layer.provide(Layer.succeed(HttpApi.Api, {
+          api: api as unknown as Context.Tag.Service<typeof HttpApi.Api>["api"],
+          context: Context.empty()
+        }))
+      )
+    )
+  )
+
+/**
+ * The two documents as responses, by path: the OpenAPI document with
+ * `servers` and its reference page. Built once, served as they are.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const responses = (
+  servers: Servers = defaultServers
+): Effect.Effect<ReadonlyMap<string, HttpExchange.Response>> => {
+  const api = annotate(servers)
+  return Effect.map(referencePage(api), (page) =>
+    new Map([
+      [openApiPath, HttpExchange.json(OpenApi.fromApi(api))],
+      [docsPath, page]
+    ]))
+}

@@ -1,8 +1,8 @@
 /**
  * The HttpApi definition of the interface: the group `pets` with `listPets`,
  * `createPet` and `getPet` (deprecated) under the base path `/v1`, secured by
- * the bearer scheme. The OpenAPI document, the routes (404/405) and the
- * handlers all come from this one definition.
+ * the bearer scheme. The OpenAPI document and the routes (404/405) come
+ * from this one definition; `RequestHandler` serves it.
  *
  * Request parameters are declared leniently: they decode any string (or
  * repeated query value) and document the real constraints, because core's
@@ -11,7 +11,6 @@
  * @since 1.0.0
  */
 import { ApiError, ListPetsQuery, Pet } from "@animal-store/core"
-import type { ApiKey } from "@animal-store/core"
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -19,7 +18,7 @@ import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Context, Schema } from "effect"
+import { Schema } from "effect"
 
 /**
  * The version segment every path starts with.
@@ -68,21 +67,10 @@ const queryParameter = (jsonSchema: object) =>
   Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ jsonSchema }))
 
 /**
- * The principal of an admitted request, provided to the handlers by `Authorization`.
- *
- * @since 1.0.0
- * @category tags
- */
-export class CurrentPrincipal extends Context.Tag("@animal-store/http-adapter/CurrentPrincipal")<
-  CurrentPrincipal,
-  ApiKey.Principal
->() {}
-
-/**
- * The bearer security of every operation. The credential is checked, with
- * the rate limits, by `AccessMiddleware` before routing (so a request without
- * a valid key is refused before its body is read); this middleware hands the
- * admitted principal to the handlers.
+ * The bearer security of every operation, as the document describes it. The
+ * credential is checked, with the rate limits, by `RequestHandler` before
+ * routing (so a request without a valid key is refused before its body is
+ * read).
  *
  * @since 1.0.0
  * @category security
@@ -96,7 +84,6 @@ export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("@anim
       )
     )
   },
-  provides: CurrentPrincipal,
   failure: errorAt(401)
 }) {}
 

@@ -7,10 +7,9 @@
  *
  * @since 1.0.0
  */
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Chunk, Effect, Stream } from "effect"
-import { Readable } from "node:stream"
+import type { Readable } from "node:stream"
+import * as HttpExchange from "./HttpExchange.js"
 import { MalformedBody, PayloadTooLarge, UnsupportedMediaType } from "./ProtocolError.js"
 
 /**
@@ -30,19 +29,22 @@ export const maxBytes = 65_536
 export const isJsonContentType = (value: string | undefined): boolean =>
   value !== undefined && value.split(";")[0]!.trim().toLowerCase() === "application/json"
 
-const declaredLength = (request: HttpServerRequest.HttpServerRequest): number | undefined => {
-  const value = request.headers["content-length"]
+const declaredLength = (request: HttpExchange.Request): number | undefined => {
+  const value = HttpExchange.header(request, "content-length")
   return value !== undefined && /^[0-9]+$/.test(value.trim()) ? Number(value) : undefined
 }
 
 const unreadable = () => new MalformedBody({ reason: "the body could not be read" })
 
 /**
- * Reads a Node request directly (no stream machinery per chunk). When the
- * limit is passed, reading stops without destroying the request, so the 413
- * response still reaches the client; the unread rest is discarded.
+ * The body of a Node request, read directly (no stream machinery per chunk).
+ * When the limit is passed, reading stops without destroying the request, so
+ * the 413 response still reaches the client; the unread rest is discarded.
+ *
+ * @since 1.0.0
+ * @category constructors
  */
-const readNode = (source: Readable, limit: number): Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody> =>
+export const fromNode = (source: Readable) => (limit: number): Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody> =>
   Effect.async((resume) => {
     if (source.readableEnded) {
       resume(Effect.succeed(new Uint8Array(0)))
@@ -85,10 +87,12 @@ const readNode = (source: Readable, limit: number): Effect.Effect<Uint8Array, Pa
   })
 
 /**
- * Reads any other request's body stream (a web handler's request).
+ * The body of any other request, as a stream of bytes.
+ *
+ * @since 1.0.0
+ * @category constructors
  */
-const readStream = (
-  stream: Stream.Stream<Uint8Array, unknown>,
+export const fromStream = (stream: Stream.Stream<Uint8Array, unknown>) => (
   limit: number
 ): Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody> => {
   interface Read {
@@ -116,22 +120,15 @@ const readStream = (
 }
 
 /**
- * Reads at most `limit` bytes of the body, failing as soon as more arrive.
+ * The body of a web-standard `Request`.
  *
  * @since 1.0.0
  * @category constructors
  */
-export const readBytes = (
-  request: HttpServerRequest.HttpServerRequest,
-  limit: number = maxBytes
-): Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody> => {
-  const declared = declaredLength(request)
-  if (declared !== undefined && declared > limit) return Effect.fail(new PayloadTooLarge({ maxBytes: limit }))
-  const source: unknown = NodeHttpServerRequest.toIncomingMessage(request)
-  return source instanceof Readable
-    ? readNode(source, limit)
-    : readStream(request.stream as Stream.Stream<Uint8Array, unknown>, limit)
-}
+export const fromWeb = (body: ReadableStream<Uint8Array> | null) =>
+  body === null
+    ? (_limit: number): Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody> => Effect.succeed(new Uint8Array(0))
+    : fromStream(Stream.fromReadableStream(() => body, unreadable))
 
 const decoder = new TextDecoder("utf-8", { fatal: true })
 
@@ -157,10 +154,12 @@ export const parseJson = (bytes: Uint8Array): Effect.Effect<unknown, MalformedBo
  * @category constructors
  */
 export const json = (
-  request: HttpServerRequest.HttpServerRequest
+  request: HttpExchange.Request
 ): Effect.Effect<unknown, UnsupportedMediaType | PayloadTooLarge | MalformedBody> => {
-  const contentType = request.headers["content-type"]
-  return isJsonContentType(contentType)
-    ? Effect.flatMap(readBytes(request), parseJson)
-    : Effect.fail(new UnsupportedMediaType({ contentType }))
+  const contentType = HttpExchange.header(request, "content-type")
+  if (!isJsonContentType(contentType)) return Effect.fail(new UnsupportedMediaType({ contentType }))
+  const declared = declaredLength(request)
+  return declared !== undefined && declared > maxBytes
+    ? Effect.fail(new PayloadTooLarge({ maxBytes }))
+    : Effect.flatMap(request.body(maxBytes), parseJson)
 }

@@ -9,7 +9,7 @@
  */
 import type { GuardedPetOperations, PlanRateLimiter } from "@animal-store/core"
 import { DeprecationPolicy } from "@animal-store/core"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpExchange from "./HttpExchange.js"
 import { basePath } from "./PetsApi.js"
 
 /**
@@ -63,15 +63,15 @@ export const deprecation = (value: DeprecationPolicy.Deprecation): Readonly<Reco
  * @category combinators
  */
 export const stamp = (
-  response: HttpServerResponse.HttpServerResponse,
+  response: HttpExchange.Response,
   meta: GuardedPetOperations.ResponseMeta,
   nowMillis: number
-): HttpServerResponse.HttpServerResponse => {
+): HttpExchange.Response => {
   const fields: Record<string, string> = {
     ...(meta.rateLimit === undefined ? {} : rateLimit(meta.rateLimit, nowMillis)),
     ...(meta.deprecation === undefined ? {} : deprecation(meta.deprecation))
   }
   const link = response.headers["link"]
   if (fields.link !== undefined && link !== undefined) fields.link = `${link}, ${fields.link}`
-  return HttpServerResponse.setHeaders(response, fields)
+  return HttpExchange.setHeaders(response, fields)
 }

@@ -15,7 +15,12 @@ import { docsPath, openApiPath, PetsApi } from "./PetsApi.js"
  * @category models
  */
 export type Route =
-  | { readonly _tag: "Operation"; readonly operation: PetOperations.OperationName }
+  | {
+    readonly _tag: "Operation"
+    readonly operation: PetOperations.OperationName
+    /** The path parameters, as sent (not percent-decoded). */
+    readonly params: Readonly<Record<string, string>>
+  }
   | { readonly _tag: "Document" }
   | { readonly _tag: "NotFound" }
   | { readonly _tag: "MethodNotAllowed"; readonly allow: ReadonlyArray<string> }
@@ -29,7 +34,9 @@ export type Route =
 export interface Entry {
   readonly method: string
   readonly path: string
-  readonly route: Extract<Route, { readonly _tag: "Operation" | "Document" }>
+  readonly route: { readonly _tag: "Operation"; readonly operation: PetOperations.OperationName } | {
+    readonly _tag: "Document"
+  }
 }
 
 const operationNames: ReadonlyArray<string> = ["listPets", "createPet", "getPet"] satisfies ReadonlyArray<
@@ -78,7 +85,14 @@ export const match = (method: string, path: string): Route => {
   const candidates = compiled.filter((entry) => matches(entry.template, parts))
   if (candidates.length === 0) return { _tag: "NotFound" }
   const found = candidates.find((entry) => entry.method === method)
-  if (found !== undefined) return found.route
+  if (found !== undefined) {
+    if (found.route._tag === "Document") return found.route
+    const params: Record<string, string> = {}
+    found.template.forEach((part, i) => {
+      if (part.startsWith(":")) params[part.slice(1)] = parts[i]!
+    })
+    return { _tag: "Operation", operation: found.route.operation, params }
+  }
   return { _tag: "MethodNotAllowed", allow: [...new Set(candidates.map((entry) => entry.method))].sort() }
 }
 

@@ -23,7 +23,7 @@ import { Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { Duplex } from "node:stream"
 import * as HttpAdapter from "./HttpAdapter.js"
-import { contentType } from "./internal/json.js"
+import { jsonContentType } from "./HttpExchange.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
 import { basePath } from "./PetsApi.js"
 import * as StoreLocation from "./StoreLocation.js"
@@ -83,7 +83,7 @@ const onClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
   }
   const body = JSON.stringify(ApiError.makeBody("invalid_request", clientErrorMessage(error)))
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\ncontent-type: ${contentType}\r\ncontent-length: ${
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: ${jsonContentType}\r\ncontent-length: ${
       Buffer.byteLength(body)
     }\r\nconnection: close\r\n\r\n${body}`
   )
@@ -130,8 +130,28 @@ export const layerServices = (
   AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer(access)), Layer.provide(StoreLocation.layer(location)))
 
 /**
+ * The API on a Node http server with the limits, listening on `options`'
+ * host and port until the scope closes (then it stops accepting and waits
+ * for the requests in flight), on the core services of the context.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerHttp = (
+  options: Pick<Options, "host" | "port" | "limits" | keyof HttpAdapter.Options>
+): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, HttpAdapter.Requirements> =>
+  Layer.scoped(
+    HttpServer.HttpServer,
+    Effect.flatMap(HttpAdapter.makeNodeListener(options), (listener) =>
+      NodeHttpServer.make(() => createNodeServer(options.limits).on("request", listener), {
+        host: options.host,
+        port: options.port
+      }))
+  )
+
+/**
  * The server with `options`: built in the order store, keys, listening
- * socket, API; released in the reverse order.
+ * socket; released in the reverse order.
  *
  * @since 1.0.0
  * @category layers
@@ -141,13 +161,9 @@ export const layer = (
 ): Layer.Layer<
   HttpServer.HttpServer | AnimalStore.Services,
   StoreError.StoreError | HttpServerError.ServeError | KeyProvisioning.ProvisioningError
-> => {
-  const services = layerServices(options.store, options.access)
-  const server = NodeHttpServer.layer(() => createNodeServer(options.limits), { host: options.host, port: options.port })
-  return HttpAdapter.layer(options).pipe(
-    Layer.provideMerge(logListening),
-    Layer.provideMerge(server),
+> =>
+  logListening.pipe(
+    Layer.provideMerge(layerHttp(options)),
     Layer.provide(Layer.effectDiscard(KeyProvisioning.provision(options.keys ?? []))),
-    Layer.provideMerge(services)
+    Layer.provideMerge(layerServices(options.store, options.access))
   )
-}

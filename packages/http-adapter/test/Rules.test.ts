@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { credentialOf } from "../src/AccessMiddleware.js"
+import { credentialOf } from "../src/RequestHandler.js"
 import * as ClientAddress from "../src/ClientAddress.js"
 import { nextLink } from "../src/PetsHandlers.js"
 import { isJsonContentType } from "../src/RequestBody.js"
@@ -30,13 +30,15 @@ const expected = (method: string, parts: ReadonlyArray<string>): Routes.Route =>
   const document = path === "/v1/openapi.json" || path === "/v1/docs"
   if (pets) {
     return method === "GET"
-      ? { _tag: "Operation", operation: "listPets" }
+      ? { _tag: "Operation", operation: "listPets", params: {} }
       : method === "POST"
-      ? { _tag: "Operation", operation: "createPet" }
+      ? { _tag: "Operation", operation: "createPet", params: {} }
       : { _tag: "MethodNotAllowed", allow: ["GET", "POST"] }
   }
   if (pet) {
-    return method === "GET" ? { _tag: "Operation", operation: "getPet" } : { _tag: "MethodNotAllowed", allow: ["GET"] }
+    return method === "GET"
+      ? { _tag: "Operation", operation: "getPet", params: { petId: parts[2]! } }
+      : { _tag: "MethodNotAllowed", allow: ["GET"] }
   }
   if (document) return method === "GET" ? { _tag: "Document" } : { _tag: "MethodNotAllowed", allow: ["GET"] }
   return { _tag: "NotFound" }

@@ -3,7 +3,6 @@ import { AccessConfig, AnimalStore, ApiKeyAuth } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import type { Scope } from "effect"
 import { Context, Effect, Layer, Redacted } from "effect"
 import * as Fs from "node:fs"
@@ -51,10 +50,13 @@ export interface TestServerOptions {
 export const start = (options: TestServerOptions) =>
   Effect.gen(function*() {
     const context = yield* Layer.build(
-      HttpAdapter.layer({ accessLog: false, ...options.adapter }).pipe(
-        Layer.provideMerge(
-          NodeHttpServer.layer(() => StandaloneServer.createNodeServer(options.limits), { host: "127.0.0.1", port: 0 })
-        ),
+      StandaloneServer.layerHttp({
+        host: "127.0.0.1",
+        port: 0,
+        accessLog: false,
+        ...options.adapter,
+        ...(options.limits === undefined ? {} : { limits: options.limits })
+      }).pipe(
         Layer.provideMerge(
           AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer(options.access)), Layer.provide(options.ports))
         ),

@@ -1,0 +1,95 @@
+/**
+ * A request and its response as every host hands them over: Node's http
+ * server, a web-standard `Request`, an Effect `HttpServer`. The API is one
+ * function from `Request` to `Response` (`RequestHandler`); each host binding
+ * in `HttpAdapter` only converts to and from these.
+ *
+ * @since 1.0.0
+ */
+import type { Effect } from "effect"
+import type { MalformedBody, PayloadTooLarge } from "./ProtocolError.js"
+
+/**
+ * Header values by lower-case name, as Node's `IncomingHttpHeaders`.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Headers = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+/**
+ * An incoming request. `body` reads at most `maxBytes` bytes of the body,
+ * failing as soon as more arrive; it is called at most once, and only for
+ * an admitted request.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Request {
+  readonly method: string
+  /** The path and the query string, as sent (`/v1/pets?limit=5`). */
+  readonly url: string
+  readonly headers: Headers
+  /** The peer address of the connection, when the host knows it. */
+  readonly remoteAddress: string | undefined
+  readonly body: (maxBytes: number) => Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody>
+}
+
+/**
+ * An outgoing response: a status, lower-case headers and a text body.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Response {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+/**
+ * The one value of a header: the first one when it was sent more than once.
+ *
+ * @since 1.0.0
+ * @category getters
+ */
+export const header = (request: Request, name: string): string | undefined => {
+  const value = request.headers[name]
+  return typeof value === "string" || value === undefined ? value : value[0]
+}
+
+/**
+ * `application/json; charset=utf-8`
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const jsonContentType = "application/json; charset=utf-8"
+
+/**
+ * A JSON response of `body`, status 200 unless given.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const json = (
+  body: unknown,
+  options?: { readonly status?: number | undefined; readonly headers?: Readonly<Record<string, string>> | undefined }
+): Response => ({
+  status: options?.status ?? 200,
+  headers: options?.headers === undefined
+    ? { "content-type": jsonContentType }
+    : { "content-type": jsonContentType, ...options.headers },
+  body: JSON.stringify(body)
+})
+
+/**
+ * The response with `fields` added to its headers (replacing any of the same name).
+ *
+ * @since 1.0.0
+ * @category combinators
+ */
+export const setHeaders = (response: Response, fields: Readonly<Record<string, string>>): Response => ({
+  ...response,
+  headers: { ...response.headers, ...fields }
+})
