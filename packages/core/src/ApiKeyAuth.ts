@@ -136,6 +136,14 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
   const store = yield* ApiKeyStore
   const { environment: served } = yield* AccessConfig
 
+  const principalOrRefusal = (found: Option.Option<ApiKey>): Effect.Effect<Principal, Unauthorized> =>
+    Option.isNone(found)
+      ? unauthorized("unknown")
+      : Option.isSome(found.value.revokedAt)
+      ? unauthorized("revoked")
+      : found.value.environment !== served
+      ? unauthorized("wrong_environment")
+      : Effect.succeed(principalOf(found.value))
 
   const insert = (secret: string, { environment, limits, plan }: Options) =>
     Effect.gen(function*() {
@@ -159,18 +167,7 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
     authenticate: (credential) => {
       if (credential === undefined) return unauthorized("missing")
       if (environmentOf(credential) === undefined) return unauthorized("malformed")
-      return Effect.flatMap(
-        store.findByDigest(digestOf(credential)),
-        Option.match({
-          onNone: () => unauthorized("unknown"),
-          onSome: (key) =>
-            Option.isSome(key.revokedAt)
-              ? unauthorized("revoked")
-              : key.environment !== served
-              ? unauthorized("wrong_environment")
-              : Effect.succeed(principalOf(key))
-        })
-      )
+      return Effect.flatMap(store.findByDigest(digestOf(credential)), principalOrRefusal)
     },
     issue: (options) =>
       Effect.gen(function*() {

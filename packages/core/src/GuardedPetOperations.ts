@@ -22,6 +22,7 @@ import { PetOperations } from "./PetOperations.js"
 import type { RateLimitDecision } from "./PlanRateLimiter.js"
 import { PlanRateLimiter } from "./PlanRateLimiter.js"
 import type { StoreError } from "./StoreError.js"
+import { withoutStackTrace } from "./internal/expected.js"
 
 /**
  * Who is asking: the bearer token sent (`undefined` when none) and the client address.
@@ -107,20 +108,15 @@ export class GuardedPetOperations extends Context.Tag("@animal-store/core/Guarde
   GuardedPetOperationsService
 >() {}
 
-/**
- * A `GuardedFailure` without a stack trace: it is an expected outcome (a
- * refusal, a 404), made on every such request, and its trace would only show
- * the runtime. The limit is restored at once, so nothing else is affected.
- */
-const guardedFailure = (error: ApiError | StoreError, meta: ResponseMeta): GuardedFailure => {
-  const limit = Error.stackTraceLimit
-  Error.stackTraceLimit = 0
-  try {
-    return new GuardedFailure({ error, meta })
-  } finally {
-    Error.stackTraceLimit = limit
-  }
-}
+const makeGuardedFailure = (fields: { readonly error: ApiError | StoreError; readonly meta: ResponseMeta }) =>
+  new GuardedFailure(fields)
+
+const guardedFailure = (error: ApiError | StoreError, meta: ResponseMeta): GuardedFailure =>
+  withoutStackTrace(makeGuardedFailure, { error, meta })
+
+// `retryAfter` is a whole number of seconds by construction: no need to validate it again.
+const makeRateLimited = (retryAfter: number) => new RateLimited({ retryAfter }, true)
+const makeApiKeyBanned = (retryAfter: number) => new ApiKeyBanned({ retryAfter }, true)
 
 /** The failure of a refused decision; `undefined` when it is accepted. */
 const refusal = (decision: RateLimitDecision): RateLimited | ApiKeyBanned | undefined => {
@@ -129,9 +125,9 @@ const refusal = (decision: RateLimitDecision): RateLimited | ApiKeyBanned | unde
     case "Accepted":
       return undefined
     case "RateLimited":
-      return new RateLimited({ retryAfter })
+      return withoutStackTrace(makeRateLimited, retryAfter)
     case "Banned":
-      return new ApiKeyBanned({ retryAfter })
+      return withoutStackTrace(makeApiKeyBanned, retryAfter)
   }
 }
 
@@ -155,38 +151,56 @@ export const make: Effect.Effect<
   const limiter = yield* PlanRateLimiter
   const policy = yield* DeprecationPolicy
 
+  /** After the limiter accepted: 401 without a key for an operation, then the deprecation policy. */
+  const conclude = (
+    operation: OperationName | undefined,
+    admission: Admission,
+    unauthorized: Unauthorized | undefined
+  ): Effect.Effect<Admission, GuardedFailure> => {
+    if (operation === undefined) return Effect.succeed(admission)
+    if (unauthorized !== undefined) return Effect.fail(guardedFailure(unauthorized, admission.meta))
+    // An operation without a deprecation has nothing to check.
+    if (admission.meta.deprecation === undefined) return Effect.succeed(admission)
+    return Effect.mapBoth(policy.check(operation), {
+      onFailure: (error) => guardedFailure(error, admission.meta),
+      onSuccess: () => admission
+    })
+  }
+
+  const limit = (
+    request: ClientRequest,
+    operation: OperationName | undefined,
+    deprecation: Deprecation | undefined,
+    principal: Principal | undefined,
+    unauthorized: Unauthorized | undefined
+  ): Effect.Effect<Admission, GuardedFailure> =>
+    Effect.matchEffect(
+      limiter.check(
+        principal === undefined ? { _tag: "Address", address: request.clientAddress } : { _tag: "Key", principal }
+      ),
+      {
+        onFailure: (error) => Effect.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
+        onSuccess: (decision) => {
+          const meta: ResponseMeta = { rateLimit: decision, deprecation }
+          const refused = refusal(decision)
+          return refused === undefined
+            ? conclude(operation, { principal, meta }, unauthorized)
+            : Effect.fail(guardedFailure(refused, meta))
+        }
+      }
+    )
+
   const admit = (
     request: ClientRequest,
     operation: OperationName | undefined
   ): Effect.Effect<Admission, GuardedFailure> => {
     const deprecation = operation === undefined ? undefined : policy.forOperation(operation)
-    const failWith = (rateLimit: RateLimitDecision | undefined) => (error: ApiError | StoreError) =>
-      guardedFailure(error, { rateLimit, deprecation })
-
-    const decide = (principal: Principal | undefined, unauthorized: Unauthorized | undefined) =>
-      Effect.matchEffect(
-        limiter.check(
-          principal === undefined
-            ? { _tag: "Address", address: request.clientAddress }
-            : { _tag: "Key", principal }
-        ),
-        {
-          onFailure: (error) => Effect.fail(failWith(undefined)(error)),
-          onSuccess: (decision): Effect.Effect<Admission, GuardedFailure> => {
-            const admission: Admission = { principal, meta: { rateLimit: decision, deprecation } }
-            const refused = refusal(decision)
-            if (refused !== undefined) return Effect.fail(failWith(decision)(refused))
-            if (operation === undefined) return Effect.succeed(admission)
-            if (unauthorized !== undefined) return Effect.fail(failWith(decision)(unauthorized))
-            return Effect.mapBoth(policy.check(operation), { onFailure: failWith(decision), onSuccess: () => admission })
-          }
-        }
-      )
-
     return Effect.matchEffect(auth.authenticate(request.credential), {
       onFailure: (error) =>
-        error._tag === "Unauthorized" ? decide(undefined, error) : Effect.fail(failWith(undefined)(error)),
-      onSuccess: (principal) => decide(principal, undefined)
+        error._tag === "Unauthorized"
+          ? limit(request, operation, deprecation, undefined, error)
+          : Effect.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
+      onSuccess: (principal) => limit(request, operation, deprecation, principal, undefined)
     })
   }
 

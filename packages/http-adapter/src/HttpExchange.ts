@@ -77,19 +77,6 @@ export const json = (
   options?: { readonly status?: number | undefined; readonly headers?: Readonly<Record<string, string>> | undefined }
 ): Response => ({
   status: options?.status ?? 200,
-  headers: options?.headers === undefined
-    ? { "content-type": jsonContentType }
-    : { "content-type": jsonContentType, ...options.headers },
+  headers: Object.assign({ "content-type": jsonContentType }, options?.headers),
   body: JSON.stringify(body)
-})
-
-/**
- * The response with `fields` added to its headers (replacing any of the same name).
- *
- * @since 1.0.0
- * @category combinators
- */
-export const setHeaders = (response: Response, fields: Readonly<Record<string, string>>): Response => ({
-  ...response,
-  headers: { ...response.headers, ...fields }
 })

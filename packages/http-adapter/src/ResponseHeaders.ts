@@ -67,11 +67,12 @@ export const stamp = (
   meta: GuardedPetOperations.ResponseMeta,
   nowMillis: number
 ): HttpExchange.Response => {
-  const fields: Record<string, string> = {
-    ...(meta.rateLimit === undefined ? {} : rateLimit(meta.rateLimit, nowMillis)),
-    ...(meta.deprecation === undefined ? {} : deprecation(meta.deprecation))
+  const headers: Record<string, string> = Object.assign({}, response.headers)
+  if (meta.rateLimit !== undefined) Object.assign(headers, rateLimit(meta.rateLimit, nowMillis))
+  if (meta.deprecation !== undefined) {
+    const link = headers["link"]
+    Object.assign(headers, deprecation(meta.deprecation))
+    if (link !== undefined) headers["link"] = `${link}, ${headers["link"]}`
   }
-  const link = response.headers["link"]
-  if (fields.link !== undefined && link !== undefined) fields.link = `${link}, ${fields.link}`
-  return HttpExchange.setHeaders(response, fields)
+  return { status: response.status, headers, body: response.body }
 }

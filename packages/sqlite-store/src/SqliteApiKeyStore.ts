@@ -8,34 +8,37 @@ import { ApiKey, ApiKeyStore } from "@animal-store/core"
 import { Effect, Layer, Option } from "effect"
 import * as SqliteDatabase from "./SqliteDatabase.js"
 
-interface ApiKeyRow {
-  readonly id: string
-  readonly prefix: string
-  readonly digest: string
-  readonly plan: ApiKey.ApiKey["plan"]
-  readonly perMinute: number
-  readonly perDay: number
-  readonly environment: ApiKey.Environment
-  readonly createdAt: number
-  readonly revokedAt: number | null
+type ApiKeyRow = readonly [
+  id: string,
+  prefix: string,
+  digest: string,
+  plan: ApiKey.ApiKey["plan"],
+  perMinute: number,
+  perDay: number,
+  environment: ApiKey.Environment,
+  createdAt: number,
+  revokedAt: number | null
+]
+
+// Rows are read as arrays of column values (cheaper than objects). They hold
+// what `insert` stored (a valid `ApiKey`; STRICT types and CHECK constraints
+// keep their shape) and `ApiKey` has no defaults: make the instance as its
+// constructor does without validation, minus the constructor's generic
+// per-call work, paid on every authenticated request.
+const toApiKey = (row: ApiKeyRow): ApiKey.ApiKey => {
+  const key = Object.create(ApiKey.ApiKey.prototype) as { -readonly [K in keyof ApiKey.ApiKey]: ApiKey.ApiKey[K] }
+  key.id = row[0]
+  key.prefix = row[1]
+  key.digest = row[2]
+  key.plan = row[3]
+  key.limits = { perMinute: row[4], perDay: row[5] }
+  key.environment = row[6]
+  key.createdAt = new Date(row[7])
+  key.revokedAt = row[8] === null ? Option.none() : Option.some(new Date(row[8]))
+  return key
 }
 
-// Rows hold what `insert` stored (a valid `ApiKey`; STRICT types and CHECK
-// constraints keep their shape): build the instance without validating it again.
-const toApiKey = (row: ApiKeyRow): ApiKey.ApiKey =>
-  new ApiKey.ApiKey({
-    id: row.id,
-    prefix: row.prefix,
-    digest: row.digest,
-    plan: row.plan,
-    limits: { perMinute: row.perMinute, perDay: row.perDay },
-    environment: row.environment,
-    createdAt: new Date(row.createdAt),
-    revokedAt: row.revokedAt === null ? Option.none() : Option.some(new Date(row.revokedAt))
-  }, true)
-
-const columns = "id, prefix, digest, plan, per_minute AS perMinute, per_day AS perDay, environment, " +
-  "created_at AS createdAt, revoked_at AS revokedAt"
+const columns = "id, prefix, digest, plan, per_minute, per_day, environment, created_at, revoked_at"
 const insertSql = `INSERT INTO api_keys
     (id, prefix, digest, plan, per_minute, per_day, environment, created_at, revoked_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -65,18 +68,18 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, SqliteDa
           key.createdAt.getTime(),
           Option.isSome(key.revokedAt) ? key.revokedAt.value.getTime() : null
         )
-        const stored = connection.get<ApiKeyRow>(findByDigestSql, key.digest)
+        const stored = connection.values<ApiKeyRow>(findByDigestSql, key.digest)[0]
         return stored === undefined ? key : toApiKey(stored)
       }),
     findByDigest: (digest) =>
       database.use("Reading an API key", (connection) => {
-        const row = connection.get<ApiKeyRow>(findByDigestSql, digest)
+        const row = connection.values<ApiKeyRow>(findByDigestSql, digest)[0]
         return row === undefined ? Option.none() : Option.some(toApiKey(row))
       }),
-    list: database.use("Listing API keys", (connection) => connection.all<ApiKeyRow>(listSql).map(toApiKey)),
+    list: database.use("Listing API keys", (connection) => connection.values<ApiKeyRow>(listSql).map(toApiKey)),
     revoke: (id, at) =>
       database.use("Revoking an API key", (connection) => {
-        const row = connection.get<ApiKeyRow>(revokeSql, at.getTime(), id)
+        const row = connection.values<ApiKeyRow>(revokeSql, at.getTime(), id)[0]
         return row === undefined ? Option.none() : Option.some(toApiKey(row))
       })
   })

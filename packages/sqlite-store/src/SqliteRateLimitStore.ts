@@ -10,8 +10,27 @@ import { RateLimitStore } from "@animal-store/core"
 import { Effect, Layer } from "effect"
 import * as SqliteDatabase from "./SqliteDatabase.js"
 
-const selectSql = `SELECT minute_start AS minuteStart, minute_count AS minuteCount, day_start AS dayStart,
-    day_count AS dayCount, refused_count AS refusedCount, banned_until AS bannedUntil
+type StateRow = readonly [
+  minuteStart: number,
+  minuteCount: number,
+  dayStart: number,
+  dayCount: number,
+  refusedCount: number,
+  bannedUntil: number
+]
+
+// Read as an array of column values (cheaper than an object).
+const toState = (row: StateRow | undefined): RateLimitStore.RateLimitState | undefined =>
+  row === undefined ? undefined : {
+    minuteStart: row[0],
+    minuteCount: row[1],
+    dayStart: row[2],
+    dayCount: row[3],
+    refusedCount: row[4],
+    bannedUntil: row[5]
+  }
+
+const selectSql = `SELECT minute_start, minute_count, day_start, day_count, refused_count, banned_until
   FROM rate_limits WHERE subject = ?`
 const upsertSql = `INSERT INTO rate_limits
     (subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until)
@@ -29,7 +48,7 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Sq
     modify: (subject, f) =>
       database.use("Counting a request", (connection) =>
         connection.immediate(() => {
-          const [result, next] = f(connection.get<RateLimitStore.RateLimitState>(selectSql, subject))
+          const [result, next] = f(toState(connection.values<StateRow>(selectSql, subject)[0]))
           connection.run(
             upsertSql,
             subject,

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto"
+import * as Crypto from "node:crypto"
 import type { Environment } from "../ApiKey.js"
 import { keyPrefixByEnvironment } from "../ApiKey.js"
 
@@ -22,20 +22,23 @@ export const environmentOf = (secret: string): Environment | undefined => {
  * The digest a key is stored and found by: SHA-256 of the whole secret, in hex.
  * @internal
  */
-export const digestOf = (secret: string): string => createHash("sha256").update(secret, "utf8").digest("hex")
+export const digestOf: (secret: string) => string = typeof Crypto.hash === "function"
+  // One-shot hashing (Node 20.12 and later) is about three times cheaper than a `Hash` object.
+  ? (secret) => Crypto.hash("sha256", secret, "hex")
+  : (secret) => Crypto.createHash("sha256").update(secret, "utf8").digest("hex")
 
 /**
  * A new secret: the environment prefix and 32 random bytes (256 bits) in base64url.
  * @internal
  */
 export const generateSecret = (environment: Environment): string =>
-  keyPrefixByEnvironment[environment] + randomBytes(32).toString("base64url")
+  keyPrefixByEnvironment[environment] + Crypto.randomBytes(32).toString("base64url")
 
 /**
  * A new key id, unrelated to the secret: `key_` and 16 random base64url characters.
  * @internal
  */
-export const generateKeyId = (): string => "key_" + randomBytes(12).toString("base64url")
+export const generateKeyId = (): string => "key_" + Crypto.randomBytes(12).toString("base64url")
 
 /**
  * What a key is shown as: its environment prefix and the next 4 characters.

@@ -1,6 +1,7 @@
 import { Effect, Either, ParseResult } from "effect"
 import type { Schema } from "effect"
 import { InvalidRequest } from "../ApiError.js"
+import { withoutStackTrace } from "./expected.js"
 
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0 ? "(root)" : path.map(String).join(".")
@@ -36,13 +37,16 @@ const withoutValues = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue =>
   }
 }
 
+// The fields are built here from the issues: no need to validate them again.
+const makeInvalidRequest = (fields: ConstructorParameters<typeof InvalidRequest>[0]) => new InvalidRequest(fields, true)
+
 const invalid = (issue: ParseResult.ParseIssue, what: string): InvalidRequest => {
   const details = ParseResult.ArrayFormatter.formatIssueSync(withoutValues(issue)).map((issue) => ({
     path: formatPath(issue.path),
     message: issue._tag === "Unexpected" ? "is not allowed" : issue.message
   }))
   const first = details[0]
-  return new InvalidRequest({
+  return withoutStackTrace(makeInvalidRequest, {
     message: first === undefined ? `Invalid ${what}` : `Invalid ${what}: ${first.path} ${first.message}`,
     details
   })

@@ -41,11 +41,6 @@ interface Counter {
   readonly count: number
 }
 
-const stored = (state: RateLimitState, name: WindowLimit["name"]): Counter =>
-  name === "minute"
-    ? { start: state.minuteStart, count: state.minuteCount }
-    : { start: state.dayStart, count: state.dayCount }
-
 /**
  * The counter of the window holding `now`. A stored window that starts later
  * than `now`'s (a process whose clock is behind) is kept, so a shared store
@@ -55,9 +50,14 @@ const current = (state: RateLimitState | undefined, name: WindowLimit["name"], n
   const length = windowSeconds[name] * 1000
   const start = Math.floor(now / length) * length
   if (state === undefined) return { start, count: 0 }
-  const previous = stored(state, name)
-  return previous.start >= start ? previous : { start, count: 0 }
+  return name === "minute"
+    ? state.minuteStart >= start ? { start: state.minuteStart, count: state.minuteCount } : { start, count: 0 }
+    : state.dayStart >= start
+    ? { start: state.dayStart, count: state.dayCount }
+    : { start, count: 0 }
 }
+
+const resetOf = (name: WindowLimit["name"], counter: Counter): number => counter.start + windowSeconds[name] * 1000
 
 const secondsUntil = (instant: number, now: number): number => Math.ceil((instant - now) / 1000)
 
@@ -65,12 +65,16 @@ const secondsUntil = (instant: number, now: number): number => Math.ceil((instan
  * The window to report: fewest remaining; on a tie, the later reset.
  * @internal
  */
-export const reportedWindow = (windows: Arr.NonEmptyReadonlyArray<RateLimitWindow>): RateLimitWindow =>
-  Arr.reduce(Arr.tailNonEmpty(windows), Arr.headNonEmpty(windows), (best, window) =>
-    window.remaining < best.remaining || (window.remaining === best.remaining && window.reset >= best.reset)
-      ? window
-      : best
-  )
+export const reportedWindow = (windows: Arr.NonEmptyReadonlyArray<RateLimitWindow>): RateLimitWindow => {
+  let best = windows[0]
+  for (let i = 1; i < windows.length; i++) {
+    const window = windows[i]!
+    if (window.remaining < best.remaining || (window.remaining === best.remaining && window.reset >= best.reset)) {
+      best = window
+    }
+  }
+  return best
+}
 
 /**
  * The rate-limit rule, as the pure step a `RateLimitStore` runs atomically:
@@ -84,64 +88,81 @@ export const reportedWindow = (windows: Arr.NonEmptyReadonlyArray<RateLimitWindo
  *   Counted in no window.
  * - Else accepted: counted in every window, numbering of refusals restarts.
  *
+ * It runs on every request, so it is written as plain loops and branches.
+ *
  * @internal
  */
 export const decide = (rules: RateLimitRules, now: number) =>
 (state: RateLimitState | undefined): readonly [RateLimitDecision, RateLimitState] => {
   const minute = current(state, "minute", now)
   const day = current(state, "day", now)
-  const counters = { minute, day }
   const refusedCount = state?.refusedCount ?? 0
   const bannedUntil = state?.bannedUntil ?? 0
 
-  const windowsAfter = (consumed: number): Arr.NonEmptyReadonlyArray<RateLimitWindow> =>
-    Arr.map(rules.windows, ({ limit, name }) => {
-      const counter = counters[name]
-      return {
-        name,
-        seconds: windowSeconds[name],
-        limit,
-        remaining: Math.max(0, limit - counter.count - consumed),
-        reset: (counter.start + windowSeconds[name] * 1000) / 1000
-      }
+  let hasMinute = false
+  let hasDay = false
+  let full = false
+  let latestFullReset = 0
+  for (const { limit, name } of rules.windows) {
+    const counter = name === "minute" ? minute : day
+    if (name === "minute") hasMinute = true
+    else hasDay = true
+    if (counter.count >= limit) {
+      full = true
+      latestFullReset = Math.max(latestFullReset, resetOf(name, counter))
+    }
+  }
+
+  let outcome: RateLimitDecision["outcome"]
+  let consumed = 0
+  let refused = refusedCount
+  let banEnd = bannedUntil
+  let until = 0
+  if (now < bannedUntil) {
+    outcome = "Banned"
+    until = bannedUntil
+  } else if (full) {
+    refused = refusedCount + 1
+    if (rules.ban !== undefined && refused > rules.ban.banAfter) {
+      outcome = "Banned"
+      banEnd = now + rules.ban.banSeconds * 1000
+      until = banEnd
+    } else {
+      outcome = "RateLimited"
+      until = latestFullReset
+    }
+  } else {
+    outcome = "Accepted"
+    consumed = 1
+    refused = 0
+  }
+
+  const windows: Array<RateLimitWindow> = []
+  for (const { limit, name } of rules.windows) {
+    const counter = name === "minute" ? minute : day
+    windows.push({
+      name,
+      seconds: windowSeconds[name],
+      limit,
+      remaining: Math.max(0, limit - counter.count - consumed),
+      reset: resetOf(name, counter) / 1000
     })
-  const nextState = (consumed: number, refused: number, banEnd: number): RateLimitState => {
-    const counts = (name: WindowLimit["name"]) =>
-      rules.windows.some((window) => window.name === name) ? counters[name].count + consumed : 0
-    return {
+  }
+  const inForce = windows as unknown as Arr.NonEmptyReadonlyArray<RateLimitWindow>
+  return [
+    {
+      outcome,
+      reported: reportedWindow(inForce),
+      windows: inForce,
+      retryAfter: outcome === "Accepted" ? undefined : secondsUntil(until, now)
+    },
+    {
       minuteStart: minute.start,
-      minuteCount: counts("minute"),
+      minuteCount: hasMinute ? minute.count + consumed : 0,
       dayStart: day.start,
-      dayCount: counts("day"),
+      dayCount: hasDay ? day.count + consumed : 0,
       refusedCount: refused,
       bannedUntil: banEnd
     }
-  }
-  const refuse = (
-    outcome: "RateLimited" | "Banned",
-    until: number,
-    next: RateLimitState
-  ): readonly [RateLimitDecision, RateLimitState] => {
-    const windows = windowsAfter(0)
-    return [{ outcome, reported: reportedWindow(windows), windows, retryAfter: secondsUntil(until, now) }, next]
-  }
-
-  if (now < bannedUntil) {
-    return refuse("Banned", bannedUntil, nextState(0, refusedCount, bannedUntil))
-  }
-  const full = rules.windows.filter(({ limit, name }) => counters[name].count >= limit)
-  if (full.length > 0) {
-    const number = refusedCount + 1
-    if (rules.ban !== undefined && number > rules.ban.banAfter) {
-      const banEnd = now + rules.ban.banSeconds * 1000
-      return refuse("Banned", banEnd, nextState(0, number, banEnd))
-    }
-    const reset = Math.max(...full.map(({ name }) => counters[name].start + windowSeconds[name] * 1000))
-    return refuse("RateLimited", reset, nextState(0, number, bannedUntil))
-  }
-  const windows = windowsAfter(1)
-  return [
-    { outcome: "Accepted", reported: reportedWindow(windows), windows, retryAfter: undefined },
-    nextState(1, 0, bannedUntil)
   ]
 }
