@@ -2,8 +2,10 @@
  * HTTP on loopback: the standalone server (SQLite store, an enterprise key
  * that never trips, access log off) and the floor server, both on copies of
  * one filled database and pinned to core 0, under autocannon pinned to core 1.
- * Scenarios alternate between the two servers; peak RSS is each server's
- * `VmHWM` at the end.
+ * Each round runs every scenario on both servers back to back, alternating
+ * which goes first; a scenario's ratio is the median of its rounds' ratios
+ * (the machine's noise moves both servers of a round alike). Peak RSS is
+ * each server's `VmHWM` at the end.
  */
 import { ListPetsQuery, Pet } from "@animal-store/core"
 import type { ChildProcess } from "node:child_process"
@@ -23,6 +25,7 @@ export interface HttpOptions {
   readonly connections: number
   readonly warmupSeconds: number
   readonly seconds: number
+  readonly rounds: number
 }
 
 /** The load generator's numbers and the server's CPU time over the measured run. */
@@ -35,12 +38,15 @@ export interface HttpMeasure extends LoadResult {
 
 export interface HttpResult {
   readonly scenario: HttpScenario
+  /** The round of the median ratio. */
   readonly ours: HttpMeasure
   readonly floor: HttpMeasure
-  /** ours / floor, in requests per second. */
+  /** ours / floor, in requests per second: the median over the rounds. */
   readonly ratio: number
-  /** floor / ours, in server CPU time per request: the ratio a server alone on its core would reach. */
+  /** floor / ours, in server CPU time per request (the ratio a server alone on its core would reach), in that round. */
   readonly cpuRatio: number
+  /** ours / floor, in requests per second, of every round. */
+  readonly roundRatios: ReadonlyArray<number>
 }
 
 export interface HttpReport {
@@ -234,10 +240,11 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
         () => ListPetsQuery.encodeCursor(Pet.PetId.make(1 + Math.floor(next() * options.pets * 0.9)))
       ),
       ids: Array.from({ length: 1024 }, () => 1 + Math.floor(next() * options.pets)),
-      runs: httpScenarios.flatMap((scenario, i) => {
-        const order: ReadonlyArray<Server> = i % 2 === 0 ? ["ours", "floor"] : ["floor", "ours"]
-        return order.map((server) => ({ server, url: urls[server], scenario }))
-      })
+      runs: Array.from({ length: options.rounds }, (_, round) =>
+        httpScenarios.flatMap((scenario, i) => {
+          const order: ReadonlyArray<Server> = (i + round) % 2 === 0 ? ["ours", "floor"] : ["floor", "ours"]
+          return order.map((server) => ({ server, url: urls[server], scenario, warmUp: round === 0 }))
+        })).flat()
     }
     const loads = await runLoad(plan, loadCore, { ours: ours.child.pid!, floor: floor.child.pid! })
     for (const [name, server] of [["The standalone server", ours], ["The floor server", floor]] as const) {
@@ -245,26 +252,27 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
     }
     const peak = { ours: peakRssMb(ours.child.pid!), floor: peakRssMb(floor.child.pid!) }
     const results = httpScenarios.map((scenario): HttpResult => {
-      const find = (server: Server) => {
-        const found = loads.find((load) => load.scenario === scenario && load.server === server)
-        if (found === undefined) throw new Error(`No result for ${server} ${scenario}`)
-        return found
-      }
-      const o = find("ours")
-      const f = find("floor")
+      const of = (server: Server) => loads.filter((load) => load.scenario === scenario && load.server === server)
+      const ours = of("ours")
+      const floor = of("floor")
+      if (ours.length !== options.rounds || floor.length !== options.rounds) throw new Error(`Missing results for ${scenario}`)
+      const rounds = ours.map((o, round) => ({ ours: o, floor: floor[round]!, ratio: o.requestsPerSecond / floor[round]!.requestsPerSecond }))
+      const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor((rounds.length - 1) / 2)]!
       return {
         scenario,
-        ours: o,
-        floor: f,
-        ratio: o.requestsPerSecond / f.requestsPerSecond,
-        cpuRatio: f.serverCpuMicrosPerRequest / o.serverCpuMicrosPerRequest
+        ours: median.ours,
+        floor: median.floor,
+        ratio: median.ratio,
+        cpuRatio: median.floor.serverCpuMicrosPerRequest / median.ours.serverCpuMicrosPerRequest,
+        roundRatios: rounds.map(({ ratio }) => ratio)
       }
     })
     for (const result of results) {
       log(`  ${result.scenario}: ours ${Math.round(result.ours.requestsPerSecond)} req/s ` +
         `(${Math.round(result.ours.serverCpuMicrosPerRequest)} µs CPU/req), ` +
         `floor ${Math.round(result.floor.requestsPerSecond)} req/s ` +
-        `(${Math.round(result.floor.serverCpuMicrosPerRequest)} µs CPU/req)`)
+        `(${Math.round(result.floor.serverCpuMicrosPerRequest)} µs CPU/req), ` +
+        `ratios ${result.roundRatios.map((ratio) => ratio.toFixed(2)).join(" ")}`)
     }
     return { pets: options.pets, pinned, results, peakRssMb: peak }
   } finally {

@@ -33,7 +33,10 @@ export interface LoadPlan {
   readonly cursors: ReadonlyArray<string>
   /** Existing ids, used in turn by `getPet`. */
   readonly ids: ReadonlyArray<number>
-  readonly runs: ReadonlyArray<{ readonly server: Server; readonly url: string; readonly scenario: HttpScenario }>
+  /** `warmUp`: a warm-up run of `warmupSeconds` comes first (the first round of each server and scenario). */
+  readonly runs: ReadonlyArray<
+    { readonly server: Server; readonly url: string; readonly scenario: HttpScenario; readonly warmUp: boolean }
+  >
 }
 
 /** A line of the load process: a measured run starts, or its result. */

@@ -1,7 +1,7 @@
 /**
  * The load generator of the HTTP benchmark, run as its own process (pinned
  * to its own core by `http.ts`): autocannon against each target of the plan
- * in turn, a warm-up then the measured run. On stdout, one JSON object a
+ * in turn, a warm-up when the plan asks for one, then the measured run. On stdout, one JSON object a
  * line: `{"event":"start",...}` as a measured run starts, then its result.
  *
  *   BENCH_LOAD_PLAN='{"runs":[...],...}' node --import tsx bench/load.ts
@@ -38,7 +38,7 @@ const fire = (url: string, scenario: HttpScenario, seconds: number) =>
   })
 
 for (const run of plan.runs) {
-  await fire(run.url, run.scenario, plan.warmupSeconds)
+  if (run.warmUp) await fire(run.url, run.scenario, plan.warmupSeconds)
   process.stdout.write(JSON.stringify({ event: "start", server: run.server, scenario: run.scenario }) + "\n")
   const result = await fire(run.url, run.scenario, plan.seconds)
   const statusCounts = Object.fromEntries(

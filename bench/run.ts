@@ -8,13 +8,14 @@
  * - HTTP on loopback: the standalone server (SQLite store, 1,000,000 pets, an
  *   enterprise key that never trips) beside `floor-server.ts` (node:http +
  *   better-sqlite3, same routes and rules), the same four operations and the
- *   401 path, 64 connections, servers on core 0 and autocannon on core 1:
- *   req/s, p50, p99, and the server's peak RSS.
+ *   401 path, 64 connections, servers on core 0 and autocannon on core 1,
+ *   in rounds (each scenario on both servers back to back; the ratio is the
+ *   median of the rounds'): req/s, p50, p99, and the server's peak RSS.
  *
  * One table on stdout (progress on stderr), everything in
  * `bench/results/latest.json`.
  *
- *   pnpm bench [--only inprocess|http] [--seconds 5] [--warmup 1] [--sizes 10000,1000000]
+ *   pnpm bench [--only inprocess|http] [--seconds 3] [--rounds 3] [--warmup 1] [--sizes 10000,1000000]
  *              [--http-pets 1000000] [--out bench/results/latest.json] [--check]
  *
  * `--check` exits 1 when a target is missed.
@@ -37,7 +38,8 @@ const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const { values: flags } = parseArgs({
   options: {
     only: { type: "string" },
-    seconds: { type: "string", default: "5" },
+    seconds: { type: "string", default: "3" },
+    rounds: { type: "string", default: "3" },
     warmup: { type: "string", default: "1" },
     sizes: { type: "string", default: "10000,1000000" },
     "http-pets": { type: "string", default: "1000000" },
@@ -57,6 +59,7 @@ const sizes = flags.sizes.split(",").map((size) => positive("sizes", size))
 const seconds = positive("seconds", flags.seconds)
 const warmupSeconds = positive("warmup", flags.warmup)
 const httpPets = positive("http-pets", flags["http-pets"])
+const rounds = positive("rounds", flags.rounds)
 
 const log = (line: string) => process.stderr.write(line + "\n")
 const started = Date.now()
@@ -76,8 +79,8 @@ if (flags.only !== "http") {
 
 let http: HttpReport | undefined
 if (flags.only !== "inprocess") {
-  log(`HTTP (64 connections, ${warmupSeconds} s warm-up + ${seconds} s per scenario and server)`)
-  http = await runHttp({ pets: httpPets, connections: 64, warmupSeconds, seconds }, log)
+  log(`HTTP (64 connections, ${rounds} rounds of ${seconds} s per scenario and server after ${warmupSeconds} s of warm-up)`)
+  http = await runHttp({ pets: httpPets, connections: 64, warmupSeconds, seconds, rounds }, log)
 }
 
 const rows: Array<Row> = [...inProcessRows(inProcess), ...(http === undefined ? [] : httpRows(http))]
@@ -116,6 +119,7 @@ const results = {
     connections: 64,
     warmupSeconds,
     seconds,
+    rounds,
     results: http.results.map((result) => ({ ...result, target: targets.httpRatio }))
   },
   missed

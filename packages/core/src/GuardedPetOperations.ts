@@ -72,11 +72,14 @@ export interface Guarded<A> {
 
 /**
  * A failed guarded call: the typed error and the metadata of the response.
+ * A plain tagged value, not an `Error`: it only carries the typed error
+ * (which is one) and is made on every refused request, where building an
+ * `Error` would cost more than the rest of the refusal.
  *
  * @since 1.0.0
  * @category errors
  */
-export class GuardedFailure extends Data.TaggedError("GuardedFailure")<{
+export class GuardedFailure extends Data.TaggedClass("GuardedFailure")<{
   readonly error: ApiError | StoreError
   readonly meta: ResponseMeta
 }> {}
@@ -108,11 +111,8 @@ export class GuardedPetOperations extends Context.Tag("@animal-store/core/Guarde
   GuardedPetOperationsService
 >() {}
 
-const makeGuardedFailure = (fields: { readonly error: ApiError | StoreError; readonly meta: ResponseMeta }) =>
-  new GuardedFailure(fields)
-
 const guardedFailure = (error: ApiError | StoreError, meta: ResponseMeta): GuardedFailure =>
-  withoutStackTrace(makeGuardedFailure, { error, meta })
+  new GuardedFailure({ error, meta })
 
 // `retryAfter` is a whole number of seconds by construction: no need to validate it again.
 const makeRateLimited = (retryAfter: number) => new RateLimited({ retryAfter }, true)

@@ -86,9 +86,22 @@ const headers = (failure: Failure): Record<string, string> => {
  * @category constructors
  */
 export const make = (failure: Failure): HttpExchange.Response => {
+  if (failure._tag !== "Unauthorized") return fromFailure(failure)
+  let response = unauthorizedResponses.get(failure)
+  if (response === undefined) {
+    response = fromFailure(failure)
+    unauthorizedResponses.set(failure, response)
+  }
+  return response
+}
+
+const fromFailure = (failure: Failure): HttpExchange.Response => {
   const errorBody = body(failure)
   return HttpExchange.json(errorBody, { status: errorBody.status, headers: headers(failure) })
 }
+
+/** Core makes each refusal of a key once per reason: their responses are made once too. */
+const unauthorizedResponses = new WeakMap<Failure, HttpExchange.Response>()
 
 /**
  * The response to a defect (a bug): a 500 that discloses nothing.

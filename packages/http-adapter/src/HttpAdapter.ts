@@ -39,10 +39,17 @@ export type Options = RequestHandler.Options
  */
 export type Requirements = RequestHandler.Requirements
 
+/** Writes the response in one go; nothing when the client is gone; a 500 if Node refuses a header. */
 const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response>): void => {
   if (to.headersSent || to.destroyed) return
   const response = Exit.isSuccess(exit) ? exit.value : ErrorResponse.internalError
-  to.writeHead(response.status, response.headers)
+  try {
+    to.writeHead(response.status, response.headers)
+  } catch {
+    to.writeHead(ErrorResponse.internalError.status, ErrorResponse.internalError.headers)
+    to.end(ErrorResponse.internalError.body)
+    return
+  }
   to.end(response.body)
 }
 
