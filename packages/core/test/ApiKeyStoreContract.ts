@@ -66,7 +66,15 @@ export const testApiKeyStore = (name: string, layer: Layer.Layer<ApiKeyStore, un
   describe(`ApiKeyStore contract (${name})`, () => {
     it.effect.prop(
       "a stored key is found by its digest exactly as inserted; other digests find nothing",
-      { keys: fc.uniqueArray(apiKey, { selector: (key) => key.digest, minLength: 1, maxLength: 5 }), other: digest },
+      {
+        // Stored keys have distinct digests and distinct ids (ids are random, 96 bits).
+        keys: fc.uniqueArray(apiKey, {
+          comparator: (a, b) => a.digest === b.digest || a.id === b.id,
+          minLength: 1,
+          maxLength: 5
+        }),
+        other: digest
+      },
       ({ keys, other }) =>
         Effect.gen(function*() {
           const store = yield* ApiKeyStore
