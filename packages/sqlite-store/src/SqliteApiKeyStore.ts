@@ -68,18 +68,18 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, SqliteDa
           key.createdAt.getTime(),
           Option.isSome(key.revokedAt) ? key.revokedAt.value.getTime() : null
         )
-        const stored = connection.values<ApiKeyRow>(findByDigestSql, key.digest)[0]
+        const stored = connection.firstValues<ApiKeyRow>(findByDigestSql, key.digest)
         return stored === undefined ? key : toApiKey(stored)
       }),
     findByDigest: (digest) =>
       database.use("Reading an API key", (connection) => {
-        const row = connection.values<ApiKeyRow>(findByDigestSql, digest)[0]
+        const row = connection.firstValues<ApiKeyRow>(findByDigestSql, digest)
         return row === undefined ? Option.none() : Option.some(toApiKey(row))
       }),
     list: database.use("Listing API keys", (connection) => connection.values<ApiKeyRow>(listSql).map(toApiKey)),
     revoke: (id, at) =>
       database.use("Revoking an API key", (connection) => {
-        const row = connection.values<ApiKeyRow>(revokeSql, at.getTime(), id)[0]
+        const row = connection.firstValues<ApiKeyRow>(revokeSql, at.getTime(), id)
         return row === undefined ? Option.none() : Option.some(toApiKey(row))
       })
   })

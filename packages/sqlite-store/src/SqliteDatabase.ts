@@ -52,12 +52,17 @@ export type Parameter = string | number | bigint | Uint8Array | null
  * @category models
  */
 export interface Connection {
-  /** The rows of a query. */
-  readonly all: <Row>(sql: string, ...params: ReadonlyArray<Parameter>) => ReadonlyArray<Row>
-  /** The first row of a query, if any. */
-  readonly get: <Row>(sql: string, ...params: ReadonlyArray<Parameter>) => Row | undefined
-  /** The rows of a query as arrays of column values, in the order of its columns (cheaper than objects). */
+  /** The rows of a query, each an array of its column values in the order of its columns (cheaper than objects). */
   readonly values: <Row extends ReadonlyArray<unknown>>(sql: string, ...params: ReadonlyArray<Parameter>) => ReadonlyArray<Row>
+  /**
+   * The first row of a query as `values` gives it, if any. For a statement
+   * that writes and returns its row (`RETURNING`) it is also cheaper than
+   * `values`: the statement is not stepped again after the row.
+   */
+  readonly firstValues: <Row extends ReadonlyArray<unknown>>(
+    sql: string,
+    ...params: ReadonlyArray<Parameter>
+  ) => Row | undefined
   /** Runs a statement, ignoring what it returns. */
   readonly run: (sql: string, ...params: ReadonlyArray<Parameter>) => void
   /**
@@ -109,10 +114,10 @@ const makeConnection = (db: BetterSqlite3.Database): Connection => {
   const preparedRaw = preparing(db, true)
   const inTransaction = db.transaction((f: () => unknown) => f()).immediate
   return {
-    all: <Row>(sql: string, ...params: ReadonlyArray<Parameter>) => prepared(sql).all(...params) as Array<Row>,
-    get: <Row>(sql: string, ...params: ReadonlyArray<Parameter>) => prepared(sql).get(...params) as Row | undefined,
     values: <Row extends ReadonlyArray<unknown>>(sql: string, ...params: ReadonlyArray<Parameter>) =>
       preparedRaw(sql).all(...params) as Array<Row>,
+    firstValues: <Row extends ReadonlyArray<unknown>>(sql: string, ...params: ReadonlyArray<Parameter>) =>
+      preparedRaw(sql).get(...params) as Row | undefined,
     run: (sql, ...params) => {
       prepared(sql).run(...params)
     },

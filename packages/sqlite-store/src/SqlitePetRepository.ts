@@ -42,12 +42,12 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Sqli
     insert: (pet) =>
       database.use(
         "Storing an animal",
-        (connection) => toPet(connection.values<PetRow>(insertSql, pet.name, pet.categoryId, pet.status)[0]!)
+        (connection) => toPet(connection.firstValues<PetRow>(insertSql, pet.name, pet.categoryId, pet.status)!)
       ),
     findById: (id) =>
       database.use(
         "Reading an animal",
-        (connection) => Option.map(Option.fromNullable(connection.values<PetRow>(findByIdSql, id)[0]), toPet)
+        (connection) => Option.map(Option.fromNullable(connection.firstValues<PetRow>(findByIdSql, id)), toPet)
       ),
     list: ({ afterId = 0, limit, status }) =>
       database.use("Listing animals", (connection) =>

@@ -48,7 +48,7 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Sq
     modify: (subject, f) =>
       database.use("Counting a request", (connection) =>
         connection.immediate(() => {
-          const [result, next] = f(toState(connection.values<StateRow>(selectSql, subject)[0]))
+          const [result, next] = f(toState(connection.firstValues<StateRow>(selectSql, subject)))
           connection.run(
             upsertSql,
             subject,
