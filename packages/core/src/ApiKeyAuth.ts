@@ -8,8 +8,8 @@
  */
 import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { AccessConfig } from "./AccessConfig.js"
-import { InvalidRequest, Unauthorized } from "./ApiError.js"
-import type { UnauthorizedReason } from "./ApiError.js"
+import type { InvalidRequest, UnauthorizedReason } from "./ApiError.js"
+import { Unauthorized } from "./ApiError.js"
 import { ApiKey, Environment } from "./ApiKey.js"
 import type { Principal } from "./ApiKey.js"
 import { ApiKeyStore } from "./ApiKeyStore.js"
@@ -22,7 +22,7 @@ import {
   generateKeyId,
   generateSecret
 } from "./internal/apiKeySecret.js"
-import { decodeInput } from "./internal/decode.js"
+import { decodeInput, invalidRequest } from "./internal/decode.js"
 
 /**
  * What to issue: a plan, with limits when it is `enterprise`, and the
@@ -83,8 +83,7 @@ const decodeIssueOptions = decodeInput(
   "key options"
 )
 
-const invalid = (what: string, path: string, message: string) =>
-  Effect.fail(new InvalidRequest({ message: `Invalid ${what}: ${path} ${message}`, details: [{ path, message }] }))
+const invalid = (what: string, path: string, message: string) => Effect.fail(invalidRequest(what, [{ path, message }]))
 
 interface Options {
   readonly plan: Plan

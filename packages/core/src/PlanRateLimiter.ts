@@ -12,7 +12,7 @@ import type { Principal } from "./ApiKey.js"
 import { RateLimitStore } from "./RateLimitStore.js"
 import type { StoreError } from "./StoreError.js"
 import { decide } from "./internal/rateLimit.js"
-import type { RateLimitRules } from "./internal/rateLimit.js"
+import type { BanPolicy, RateLimitRules } from "./internal/rateLimit.js"
 
 /**
  * What is limited: an authenticated key, or a client address without one.
@@ -80,16 +80,27 @@ export class PlanRateLimiter extends Context.Tag("@animal-store/core/PlanRateLim
 const storeSubject = (subject: RateLimitSubject): string =>
   subject._tag === "Key" ? `key:${subject.principal.keyId}` : `addr:${subject.address}`
 
-const rulesOf = (subject: RateLimitSubject, settings: AccessSettings): RateLimitRules =>
-  subject._tag === "Key"
-    ? {
-      windows: [
-        { name: "minute", limit: subject.principal.limits.perMinute },
-        { name: "day", limit: subject.principal.limits.perDay }
-      ],
-      ban: { banAfter: settings.banAfter, banSeconds: settings.banSeconds }
-    }
-    : { windows: [{ name: "minute", limit: settings.anonymousPerMinute }], ban: undefined }
+/**
+ * The rules of every subject under `settings`: the address rules and the ban
+ * policy are built once; only a key's windows are built per request.
+ */
+const rulesFor = (settings: AccessSettings): (subject: RateLimitSubject) => RateLimitRules => {
+  const addressRules: RateLimitRules = {
+    windows: [{ name: "minute", limit: settings.anonymousPerMinute }],
+    ban: undefined
+  }
+  const keyBan: BanPolicy = { banAfter: settings.banAfter, banSeconds: settings.banSeconds }
+  return (subject) =>
+    subject._tag === "Key"
+      ? {
+        windows: [
+          { name: "minute", limit: subject.principal.limits.perMinute },
+          { name: "day", limit: subject.principal.limits.perDay }
+        ],
+        ban: keyBan
+      }
+      : addressRules
+}
 
 /**
  * Builds the limiter on a `RateLimitStore`. A key is limited by the minute
@@ -102,12 +113,12 @@ const rulesOf = (subject: RateLimitSubject, settings: AccessSettings): RateLimit
 export const make: Effect.Effect<PlanRateLimiterService, never, RateLimitStore | AccessConfig> = Effect.gen(
   function*() {
     const store = yield* RateLimitStore
-    const settings = yield* AccessConfig
+    const rulesOf = rulesFor(yield* AccessConfig)
     return {
       check: (subject) =>
         Effect.flatMap(
           Clock.currentTimeMillis,
-          (now) => store.modify(storeSubject(subject), decide(rulesOf(subject, settings), now))
+          (now) => store.modify(storeSubject(subject), decide(rulesOf(subject), now))
         )
     }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer } from "effect"
+import { Cause, ConfigProvider, Effect, Exit, Layer, Option } from "effect"
 import * as AccessConfig from "../src/AccessConfig.js"
 
 const read = (env: Record<string, string>) =>
@@ -40,15 +40,17 @@ describe("AccessConfig", () => {
   it.effect("layerConfig refuses an unknown environment and anything but a positive integer", () =>
     Effect.gen(function*() {
       const invalid = [
-        { ANIMAL_STORE_ENV: "development" },
-        { ANIMAL_STORE_BAN_AFTER: "0" },
-        { ANIMAL_STORE_BAN_SECONDS: "-5" },
-        { ANIMAL_STORE_ANONYMOUS_PER_MINUTE: "1.5" },
-        { ANIMAL_STORE_BAN_AFTER: "ten" }
-      ]
-      for (const env of invalid) {
-        const exit = yield* read(env)
-        expect(Exit.isFailure(exit)).toBe(true)
+        ["ANIMAL_STORE_ENV", "development"],
+        ["ANIMAL_STORE_BAN_AFTER", "0"],
+        ["ANIMAL_STORE_BAN_SECONDS", "-5"],
+        ["ANIMAL_STORE_ANONYMOUS_PER_MINUTE", "1.5"],
+        ["ANIMAL_STORE_BAN_AFTER", "ten"]
+      ] as const
+      for (const [name, value] of invalid) {
+        const exit = yield* read({ [name]: value })
+        const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+        expect(error).toMatchObject({ _op: "InvalidData", path: [name] })
+        expect(String(error)).toContain(name)
       }
     }))
 })

@@ -183,18 +183,19 @@ describe("ApiKeyAuth", () => {
   it.effect("issue refuses enterprise without limits and limits on the fixed plans", () =>
     Effect.gen(function*() {
       const auth = yield* ApiKeyAuth.ApiKeyAuth
-      const refused = [
-        { plan: "enterprise" as const },
-        { plan: "enterprise" as const, limits: { perMinute: 0, perDay: 10 } },
-        { plan: "enterprise" as const, limits: { perMinute: 10, perDay: 1.5 } },
-        { plan: "free" as const, limits: { perMinute: 10, perDay: 10 } },
-        { plan: "platinum" as Plan },
-        { plan: "pro" as const, environment: "qa" as Environment }
+      const refused: ReadonlyArray<readonly [ApiKeyAuth.IssueOptions, string]> = [
+        [{ plan: "enterprise" }, "limits"],
+        [{ plan: "enterprise", limits: { perMinute: 0, perDay: 10 } }, "limits.perMinute"],
+        [{ plan: "enterprise", limits: { perMinute: 10, perDay: 1.5 } }, "limits.perDay"],
+        [{ plan: "free", limits: { perMinute: 10, perDay: 10 } }, "limits"],
+        [{ plan: "platinum" as Plan }, "plan"],
+        [{ plan: "pro", environment: "qa" as Environment }, "environment"]
       ]
-      for (const options of refused) {
+      for (const [options, path] of refused) {
         const error = yield* Effect.flip(auth.issue(options))
         expect(error).toBeInstanceOf(InvalidRequest)
-        expect(error._tag === "InvalidRequest" && error.details.length).toBeGreaterThan(0)
+        expect(error._tag === "InvalidRequest" && error.details[0]?.path).toBe(path)
+        expect(error.message).toContain(`Invalid key options: ${path} `)
       }
       expect(yield* auth.list).toEqual([])
     }).pipe(Effect.provide(authLayer())))

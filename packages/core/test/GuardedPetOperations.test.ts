@@ -2,15 +2,14 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, TestClock } from "effect"
 import * as fc from "effect/FastCheck"
 import * as AccessConfig from "../src/AccessConfig.js"
+import * as AnimalStore from "../src/AnimalStore.js"
 import * as ApiKeyAuth from "../src/ApiKeyAuth.js"
 import { ApiKeyStore } from "../src/ApiKeyStore.js"
 import * as DeprecationPolicy from "../src/DeprecationPolicy.js"
 import type { Admission, ClientRequest, Guarded, GuardedFailure } from "../src/GuardedPetOperations.js"
 import * as GuardedPetOperations from "../src/GuardedPetOperations.js"
-import * as PetOperations from "../src/PetOperations.js"
 import type { OperationName } from "../src/PetOperations.js"
 import { PetRepository } from "../src/PetRepository.js"
-import * as PlanRateLimiter from "../src/PlanRateLimiter.js"
 import { RateLimitStore } from "../src/RateLimitStore.js"
 import { StoreError } from "../src/StoreError.js"
 import * as ModelApiKeyStore from "./internal/ModelApiKeyStore.js"
@@ -20,8 +19,6 @@ import * as ModelRateLimitStore from "./internal/ModelRateLimitStore.js"
 const sunset = Date.parse("2030-12-05T00:00:00Z")
 const getPetDeprecation = DeprecationPolicy.make(DeprecationPolicy.deprecations).forOperation("getPet")!
 
-const services = Layer.mergeAll(PetOperations.layer, ApiKeyAuth.layer, PlanRateLimiter.layer, DeprecationPolicy.layer)
-
 const guardedLayer = (
   settings: Partial<AccessConfig.AccessSettings> = {},
   stores: {
@@ -30,8 +27,7 @@ const guardedLayer = (
     readonly pets?: Layer.Layer<PetRepository>
   } = {}
 ) =>
-  GuardedPetOperations.layer.pipe(
-    Layer.provideMerge(services),
+  AnimalStore.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(
       stores.keys ?? ModelApiKeyStore.layer,
       stores.limits ?? ModelRateLimitStore.layer,

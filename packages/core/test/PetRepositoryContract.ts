@@ -8,8 +8,8 @@ import { describe, expect, it } from "@effect/vitest"
 import type { Layer } from "effect"
 import { Array as Arr, Effect, Option, Runtime } from "effect"
 import * as fc from "effect/FastCheck"
-import type { NewPet, PetStatus } from "../src/Pet.js"
-import { CategoryId, Pet, PetId } from "../src/Pet.js"
+import type { NewPet } from "../src/Pet.js"
+import { CategoryId, Pet, PetId, PetStatus } from "../src/Pet.js"
 import type { ListPetsFilter, PetRepositoryService } from "../src/PetRepository.js"
 import { PetRepository } from "../src/PetRepository.js"
 import * as Arbitraries from "./internal/arbitraries.js"
@@ -78,7 +78,7 @@ export const testPetRepository = (name: string, layer: Layer.Layer<PetRepository
       Effect.gen(function*() {
         const repository = yield* PetRepository
         const pets = yield* Effect.forEach(samplePets(30), repository.insert)
-        for (const status of statuses) {
+        for (const status of PetStatus.literals) {
           const expected = pets.filter((pet) => pet.status === status)
           expect(expected.length).toBeGreaterThan(0)
           expect(yield* repository.list({ status, limit: 100 })).toEqual(expected)
@@ -106,7 +106,7 @@ export const testPetRepository = (name: string, layer: Layer.Layer<PetRepository
       Effect.gen(function*() {
         const repository = yield* PetRepository
         const pets = yield* Effect.forEach(samplePets(12), repository.insert)
-        for (const status of statuses) {
+        for (const status of PetStatus.literals) {
           for (const after of pets) {
             expect(yield* repository.list({ status, afterId: after.id, limit: 100 })).toEqual(
               pets.filter((pet) => pet.status === status && pet.id > after.id)
@@ -144,14 +144,12 @@ export const testPetRepository = (name: string, layer: Layer.Layer<PetRepository
   })
 }
 
-const statuses: ReadonlyArray<PetStatus> = ["available", "pending", "sold"]
-
 const isAscending = (ids: ReadonlyArray<number>): boolean => ids.every((id, i) => i === 0 || ids[i - 1]! < id)
 
 const samplePet = (i: number): NewPet => ({
   name: `pet ${i}`,
   categoryId: CategoryId.make(1 + (i % 4)),
-  status: statuses[(i * 7 + Math.floor(i / 3)) % 3]!
+  status: PetStatus.literals[(i * 7 + Math.floor(i / 3)) % PetStatus.literals.length]!
 })
 
 const samplePets = (n: number): ReadonlyArray<NewPet> => Arr.makeBy(n, samplePet)

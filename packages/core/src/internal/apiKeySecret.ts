@@ -2,11 +2,8 @@ import * as Crypto from "node:crypto"
 import type { Environment } from "../ApiKey.js"
 import { keyPrefixByEnvironment } from "../ApiKey.js"
 
-/**
- * A well-formed key: an environment prefix and at least 16 of `[A-Za-z0-9_-]`.
- * @internal
- */
-export const secretPattern = /^ask_(live|test)_[A-Za-z0-9_-]{16,}$/
+/** A well-formed key: an environment prefix and at least 16 of `[A-Za-z0-9_-]`. */
+const secretPattern = /^ask_(live|test)_[A-Za-z0-9_-]{16,}$/
 
 /**
  * The environment of a well-formed secret, from its prefix; `undefined` when

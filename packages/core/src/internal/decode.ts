@@ -1,5 +1,6 @@
 import { Effect, Either, ParseResult } from "effect"
 import type { Schema } from "effect"
+import type { ErrorDetail } from "../ApiError.js"
 import { InvalidRequest } from "../ApiError.js"
 import { withoutStackTrace } from "./expected.js"
 
@@ -40,17 +41,27 @@ const withoutValues = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue =>
 // The fields are built here from the issues: no need to validate them again.
 const makeInvalidRequest = (fields: ConstructorParameters<typeof InvalidRequest>[0]) => new InvalidRequest(fields, true)
 
-const invalid = (issue: ParseResult.ParseIssue, what: string): InvalidRequest => {
-  const details = ParseResult.ArrayFormatter.formatIssueSync(withoutValues(issue)).map((issue) => ({
-    path: formatPath(issue.path),
-    message: issue._tag === "Unexpected" ? "is not allowed" : issue.message
-  }))
+/**
+ * The `InvalidRequest` refusing `what` (`"pet"`, `"query"`, ...) for its
+ * problems as `{path, message}`; its message names the first of them.
+ * @internal
+ */
+export const invalidRequest = (what: string, details: ReadonlyArray<ErrorDetail>): InvalidRequest => {
   const first = details[0]
   return withoutStackTrace(makeInvalidRequest, {
     message: first === undefined ? `Invalid ${what}` : `Invalid ${what}: ${first.path} ${first.message}`,
     details
   })
 }
+
+const invalid = (issue: ParseResult.ParseIssue, what: string): InvalidRequest =>
+  invalidRequest(
+    what,
+    ParseResult.ArrayFormatter.formatIssueSync(withoutValues(issue)).map((issue) => ({
+      path: formatPath(issue.path),
+      message: issue._tag === "Unexpected" ? "is not allowed" : issue.message
+    }))
+  )
 
 /**
  * Decodes untrusted input with `schema`, failing with an `InvalidRequest`

@@ -30,8 +30,8 @@ export interface RateLimitRules {
   readonly ban: BanPolicy | undefined
 }
 
-/** @internal */
-export const windowSeconds: { readonly [N in WindowLimit["name"]]: number } = {
+/** The length of each window, in seconds. */
+const windowSeconds: { readonly [N in WindowLimit["name"]]: number } = {
   minute: 60,
   day: 86_400
 }
@@ -61,11 +61,8 @@ const resetOf = (name: WindowLimit["name"], counter: Counter): number => counter
 
 const secondsUntil = (instant: number, now: number): number => Math.ceil((instant - now) / 1000)
 
-/**
- * The window to report: fewest remaining; on a tie, the later reset.
- * @internal
- */
-export const reportedWindow = (windows: Arr.NonEmptyReadonlyArray<RateLimitWindow>): RateLimitWindow => {
+/** The window to report: fewest remaining; on a tie, the later reset. */
+const reportedWindow = (windows: Arr.NonEmptyReadonlyArray<RateLimitWindow>): RateLimitWindow => {
   let best = windows[0]
   for (let i = 1; i < windows.length; i++) {
     const window = windows[i]!

@@ -18,6 +18,18 @@ export const maxId = Number.MAX_SAFE_INTEGER
 export const status: fc.Arbitrary<PetStatus> = fc.constantFrom(...PetStatus.literals)
 
 /**
+ * A value that is not a `PetStatus`: any string or integer, `null`, and near
+ * misses in case or spacing.
+ *
+ * @since 1.0.0
+ */
+export const unknownStatus: fc.Arbitrary<unknown> = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.constantFrom(null, "Available", "SOLD", " sold")
+).filter((s) => !PetStatus.literals.some((literal) => literal === s))
+
+/**
  * Any identifier, small ones (which collide and sit next to each other) more often.
  *
  * @since 1.0.0
