@@ -9,9 +9,12 @@
 import { Pet, PetRepository } from "@animal-store/core"
 import { Effect, Layer, Option, Ref } from "effect"
 
-/** Append-only indexes in ascending id order, changed only inside `Ref.modify`; reads return copies. */
+/**
+ * Append-only indexes in ascending id order, changed only inside `Ref.modify`;
+ * reads return copies. Ids are 1, 2, 3, ... and never removed: `all[i]` has id
+ * `i + 1`, and the next id is `all.length + 1`.
+ */
 interface Pets {
-  lastId: number
   readonly all: Array<Pet.Pet>
   readonly byStatus: Record<Pet.PetStatus, Array<Pet.Pet>>
 }
@@ -35,13 +38,12 @@ const firstAfter = (pets: ReadonlyArray<Pet.Pet>, id: number): number => {
  * @category constructors
  */
 export const make: Effect.Effect<PetRepository.PetRepositoryService> = Effect.map(
-  Effect.suspend(() => Ref.make<Pets>({ lastId: 0, all: [], byStatus: { available: [], pending: [], sold: [] } })),
+  Effect.suspend(() => Ref.make<Pets>({ all: [], byStatus: { available: [], pending: [], sold: [] } })),
   (ref) => ({
     insert: (newPet) =>
       Ref.modify(ref, (pets) => {
         const { categoryId, name, status } = newPet
-        const pet = new Pet.Pet({ id: Pet.PetId.make(pets.lastId + 1), name, categoryId, status })
-        pets.lastId = pet.id
+        const pet = new Pet.Pet({ id: Pet.PetId.make(pets.all.length + 1), name, categoryId, status })
         pets.all.push(pet)
         pets.byStatus[pet.status].push(pet)
         return [pet, pets]
@@ -55,7 +57,7 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService> = Effect.ma
       Effect.map(Ref.get(ref), (pets) => {
         const candidates = status === undefined ? pets.all : pets.byStatus[status]
         const start = afterId === undefined ? 0 : firstAfter(candidates, afterId)
-        return candidates.slice(start, start + Math.max(0, limit))
+        return candidates.slice(start, start + limit)
       })
   })
 )

@@ -77,6 +77,7 @@ describe("AnimalStore Promise facade", () => {
     await first.createPet({ name: "Rex", categoryId: 1 })
     expect((await second.listPets()).pets).toEqual([])
     await first.close()
-    await expect(first.listPets()).rejects.toBeDefined()
+    const closed = await rejection(first.listPets())
+    expect({ code: closed.code, status: closed.status }).toEqual({ code: "internal_error", status: 500 })
   })
 })

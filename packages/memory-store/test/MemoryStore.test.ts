@@ -5,7 +5,6 @@ import { Array as Arr, Effect } from "effect"
 import { MemoryPetRepository, MemoryStore } from "../src/index.js"
 
 testPetRepository("memory", MemoryPetRepository.layer)
-testPetRepository("memory, through MemoryStore.layer", MemoryStore.layer)
 
 const newPet = (i: number): Pet.NewPet => ({
   name: `pet ${i}`,
@@ -40,13 +39,6 @@ describe("MemoryPetRepository", () => {
 })
 
 describe("MemoryStore", () => {
-  it.effect("provides every port", () =>
-    Effect.gen(function*() {
-      yield* PetRepository.PetRepository
-      yield* ApiKeyStore.ApiKeyStore
-      yield* RateLimitStore.RateLimitStore
-    }).pipe(Effect.provide(MemoryStore.layer)))
-
   it.effect("gives a new, independent store on each build", () =>
     Effect.gen(function*() {
       const first = yield* Effect.provide(insertAll(3), MemoryStore.layer)

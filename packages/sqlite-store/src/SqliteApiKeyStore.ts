@@ -68,8 +68,8 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, SqliteDa
           key.createdAt.getTime(),
           Option.isSome(key.revokedAt) ? key.revokedAt.value.getTime() : null
         )
-        const stored = connection.firstValues<ApiKeyRow>(findByDigestSql, key.digest)
-        return stored === undefined ? key : toApiKey(stored)
+        // A row with this digest exists: the insert stored it or conflicted with it, and keys are never deleted.
+        return toApiKey(connection.firstValues<ApiKeyRow>(findByDigestSql, key.digest)!)
       }),
     findByDigest: (digest) =>
       database.use("Reading an API key", (connection) => {

@@ -85,8 +85,8 @@ export interface SqliteDatabase extends SqlClient.SqlClient {
    * Runs `f` with the connection, synchronously. An error SQLite reports is a
    * `StoreError` about `doing`; anything else `f` throws is a defect. When a
    * `SqlClient` transaction of another fiber is open on the connection, waits
-   * for it to end first; inside one (`withTransaction` around the call),
-   * runs in it.
+   * for it to end first (also inside a transaction of another `SqlClient`);
+   * inside this client's (`withTransaction` around the call), runs in it.
    */
   readonly use: <A>(doing: string, f: (connection: Connection) => A) => Effect.Effect<A, StoreError.StoreError>
 }
@@ -225,7 +225,10 @@ export const make = (filename: string): Effect.Effect<SqliteDatabase, StoreError
     }).pipe(Effect.provide(Reactivity.layer))
 
     const connection = makeConnection(db)
-    const inOwnTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
+    const inOwnTransaction = Effect.map(
+      Effect.serviceOption(SqlClient.TransactionConnection),
+      Option.exists(([conn]) => conn === sqlConnection)
+    )
     const use = <A>(doing: string, f: (connection: Connection) => A): Effect.Effect<A, StoreError.StoreError> =>
       Effect.suspend(() =>
         db.inTransaction

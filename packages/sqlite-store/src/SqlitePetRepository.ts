@@ -8,6 +8,7 @@
  */
 import { Pet, PetRepository } from "@animal-store/core"
 import { Effect, Layer, Option } from "effect"
+import { findByIdSql, insertSql, listByStatusSql, listSql } from "./internal/petSql.js"
 import * as SqliteDatabase from "./SqliteDatabase.js"
 
 type PetRow = readonly [id: number, name: string, categoryId: number, status: Pet.PetStatus]
@@ -25,12 +26,6 @@ const toPet = (row: PetRow): Pet.Pet => {
   pet.status = row[3]
   return pet
 }
-
-const columns = "id, name, category_id, status"
-const insertSql = `INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${columns}`
-const findByIdSql = `SELECT ${columns} FROM pets WHERE id = ?`
-const listSql = `SELECT ${columns} FROM pets WHERE id > ? ORDER BY id LIMIT ?`
-const listByStatusSql = `SELECT ${columns} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`
 
 /**
  * @since 1.0.0

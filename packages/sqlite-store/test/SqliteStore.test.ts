@@ -2,10 +2,12 @@ import { Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/co
 import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqliteDatabase, SqliteMigrations, SqliteStore } from "../src/index.js"
+import { listByStatusSql, listSql } from "../src/internal/petSql.js"
 import { collectStderr, exitOf, linesOf, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
 
 const clientLayer = SqliteStore.layerClient
@@ -263,27 +265,32 @@ describe("SqliteStore", () => {
 
   it.scoped("a port call waits for another fiber's SqlClient transaction to end, and is not part of it", () =>
     Effect.gen(function*() {
-      const filename = yield* tempDatabase
-      yield* Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        const pets = yield* PetRepository.PetRepository
-        const opened = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        const holder = yield* sql.withTransaction(Effect.gen(function*() {
-          yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('held', 1, 'sold')`
-          yield* Deferred.succeed(opened, undefined)
-          yield* Deferred.await(release)
-          return yield* Effect.fail("rolled back")
-        })).pipe(Effect.flip, Effect.fork)
-        yield* Deferred.await(opened)
-        const insert = yield* Effect.fork(pets.insert(newPet))
-        yield* Effect.repeatN(Effect.yieldNow(), 20)
-        expect(Option.isNone(yield* Fiber.poll(insert))).toBe(true)
-        yield* Deferred.succeed(release, undefined)
-        expect(yield* Fiber.join(holder)).toBe("rolled back")
-        const pet = yield* Fiber.join(insert)
-        expect(yield* pets.list({ limit: 10 })).toEqual([pet])
-      }).pipe(Effect.provide(storeLayer({ filename })))
+      const other = yield* SqliteDatabase.make(":memory:")
+      const alone = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E | SqlError> => call
+      // Inside a transaction of another SqlClient, the call must still wait.
+      for (const around of [alone, other.withTransaction]) {
+        const filename = yield* tempDatabase
+        yield* Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const pets = yield* PetRepository.PetRepository
+          const opened = yield* Deferred.make<void>()
+          const release = yield* Deferred.make<void>()
+          const holder = yield* sql.withTransaction(Effect.gen(function*() {
+            yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('held', 1, 'sold')`
+            yield* Deferred.succeed(opened, undefined)
+            yield* Deferred.await(release)
+            return yield* Effect.fail("rolled back")
+          })).pipe(Effect.flip, Effect.fork)
+          yield* Deferred.await(opened)
+          const insert = yield* Effect.fork(around(pets.insert(newPet)))
+          yield* Effect.repeatN(Effect.yieldNow(), 20)
+          expect(Option.isNone(yield* Fiber.poll(insert))).toBe(true)
+          yield* Deferred.succeed(release, undefined)
+          expect(yield* Fiber.join(holder)).toBe("rolled back")
+          const pet = yield* Fiber.join(insert)
+          expect(yield* pets.list({ limit: 10 })).toEqual([pet])
+        }).pipe(Effect.provide(storeLayer({ filename })))
+      }
     }))
 
   it.scoped("port calls inside a SqlClient transaction run in it", () =>
@@ -306,14 +313,19 @@ describe("SqliteStore", () => {
       }).pipe(Effect.provide(storeLayer({ filename })))
     }))
 
-  it.scoped("listing by status after a cursor is one range search of the (status, id) index", () =>
+  it.scoped("a listing after a cursor is one range search: of the (status, id) index by status, else of the key", () =>
     Effect.gen(function*() {
-      const plan = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql<{ readonly detail: string }>`EXPLAIN QUERY PLAN
-          SELECT id, name, category_id AS categoryId, status FROM pets
-          WHERE status = ${"sold"} AND id > ${10} ORDER BY id LIMIT ${20}`).pipe(
-          Effect.provide(clientLayer({ filename: ":memory:" }))
-        )
-      expect(plan.map((row) => row.detail)).toEqual(["SEARCH pets USING INDEX pets_status_id (status=? AND id>?)"])
+      const plan = (sql: string, ...params: ReadonlyArray<string | number>) =>
+        Effect.flatMap(SqlClient.SqlClient, (client) =>
+          client.unsafe<{ readonly detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).pipe(
+            Effect.map((rows) => rows.map((row) => row.detail))
+          )
+      const plans = yield* Effect.all([plan(listByStatusSql, "sold", 10, 20), plan(listSql, 10, 20)]).pipe(
+        Effect.provide(clientLayer({ filename: ":memory:" }))
+      )
+      expect(plans).toEqual([
+        ["SEARCH pets USING INDEX pets_status_id (status=? AND id>?)"],
+        ["SEARCH pets USING INTEGER PRIMARY KEY (rowid>?)"]
+      ])
     }))
 })

@@ -4,11 +4,20 @@ import { Effect, Option } from "effect"
 
 type Reason = StoreError.StoreError["reason"]
 
+/** The objects along a cause chain (`cause` of `cause` ...), outermost first, at most 8. */
+const causeChain = (u: unknown): ReadonlyArray<object> => {
+  const chain: Array<object> = []
+  for (let current = u; typeof current === "object" && current !== null && chain.length < 8;) {
+    chain.push(current)
+    current = (current as { readonly cause?: unknown }).cause
+  }
+  return chain
+}
+
 const sqliteCode = (u: unknown): string | undefined => {
-  for (let current = u, depth = 0; typeof current === "object" && current !== null && depth < 8; depth++) {
+  for (const current of causeChain(u)) {
     const code = (current as { readonly code?: unknown }).code
     if (typeof code === "string" && code.startsWith("SQLITE_")) return code
-    current = (current as { readonly cause?: unknown }).cause
   }
   return undefined
 }
@@ -40,10 +49,9 @@ const classify = (code: string | undefined, fallback: Reason): readonly [Reason,
 /** The distinct messages along the cause chain, outermost first. */
 const messages = (u: unknown): string => {
   const found: Array<string> = []
-  for (let current = u, depth = 0; typeof current === "object" && current !== null && depth < 8; depth++) {
+  for (const current of causeChain(u)) {
     const message = current instanceof Error ? current.message : ""
     if (message !== "" && !found.includes(message)) found.push(message)
-    current = (current as { readonly cause?: unknown }).cause
   }
   return found.length === 0 ? String(u) : found.join(": ")
 }

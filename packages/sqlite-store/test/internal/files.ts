@@ -11,7 +11,7 @@ import * as Readline from "node:readline"
 import { SqliteStore } from "../../src/index.js"
 
 /** The repository root, where `node --import tsx` finds tsx. */
-export const repositoryRoot = Path.resolve(import.meta.dirname, "../../../..")
+const repositoryRoot = Path.resolve(import.meta.dirname, "../../../..")
 
 /** A new empty folder, removed with everything in it when the scope closes. */
 export const tempFolder: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
