@@ -13,8 +13,8 @@
  * @since 1.0.0
  */
 import type { ApiKey } from "@animal-store/core"
-import { AccessConfig, ApiKeyAuth, Plan } from "@animal-store/core"
-import { Console, Data, Effect, Either, Layer, Logger, Option, Redacted, Schema } from "effect"
+import { AccessConfig, ApiKeyAuth } from "@animal-store/core"
+import { Console, Data, Effect, Either, Layer, Logger, Option, Redacted } from "effect"
 import * as Flags from "./internal/flags.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
@@ -194,8 +194,6 @@ const parseServe = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
   })
 }
 
-const isPlan = Schema.is(Plan.Plan)
-
 const parseKeys = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
   const [action, ...rest] = parsed.positionals
   const { raw, read } = settingsOf(keysFlags, parsed, env)
@@ -206,7 +204,7 @@ const parseKeys = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
         if (rest.length > 0) return yield* invalid("keys create", `unexpected argument "${rest[0]}"`)
         const plan = raw("plan")
         if (plan === undefined) return yield* invalid("plan", "is required (free, pro, business or enterprise)")
-        if (!isPlan(plan)) return yield* invalid("plan", `expected free, pro, business or enterprise, got "${plan}"`)
+        if (!KeyProvisioning.isPlan(plan)) return yield* invalid("plan", `expected free, pro, business or enterprise, got "${plan}"`)
         const perMinute = yield* read("per-minute", undefined, (value) => positive(value))
         const perDay = yield* read("per-day", undefined, (value) => positive(value))
         const served = yield* read("env", undefined, (value) => environment(value))

@@ -27,6 +27,21 @@ export const normalize = (address: string): string => {
   return trimmed.startsWith("::ffff:") && trimmed.includes(".") ? trimmed.slice("::ffff:".length) : trimmed
 }
 
+/** The client behind `trusted` proxies, from the peer address and the `X-Forwarded-For` value. */
+const behind = (
+  trusted: ReadonlySet<string>,
+  peer: string,
+  forwardedFor: string | undefined
+): string => {
+  const address = normalize(peer)
+  if (trusted.size === 0 || forwardedFor === undefined || !trusted.has(address)) return address
+  const hops = forwardedFor.split(",").map(normalize).filter((hop) => hop.length > 0)
+  for (let i = hops.length - 1; i >= 0; i--) {
+    if (!trusted.has(hops[i]!)) return hops[i]!
+  }
+  return hops[0] ?? address
+}
+
 /**
  * The client address from the peer address and the `X-Forwarded-For` value.
  *
@@ -37,29 +52,22 @@ export const fromPeer = (
   peer: string,
   forwardedFor: string | undefined,
   trustedProxies: ReadonlyArray<string>
-): string => {
-  const address = normalize(peer)
-  if (trustedProxies.length === 0 || forwardedFor === undefined) return address
-  const trusted = new Set(trustedProxies.map(normalize))
-  if (!trusted.has(address)) return address
-  const hops = forwardedFor.split(",").map(normalize).filter((hop) => hop.length > 0)
-  for (let i = hops.length - 1; i >= 0; i--) {
-    if (!trusted.has(hops[i]!)) return hops[i]!
-  }
-  return hops[0] ?? address
-}
+): string => behind(new Set(trustedProxies.map(normalize)), peer, forwardedFor)
 
 /**
- * The client address of a request.
+ * The client address of a request, behind `trustedProxies` (normalized once).
  *
  * @since 1.0.0
  * @category constructors
  */
-export const resolve = (request: HttpExchange.Request, trustedProxies: ReadonlyArray<string>): string => {
-  const forwardedFor = request.headers["x-forwarded-for"]
-  return fromPeer(
-    request.remoteAddress ?? unknown,
-    typeof forwardedFor === "string" || forwardedFor === undefined ? forwardedFor : forwardedFor.join(","),
-    trustedProxies
-  )
+export const make = (trustedProxies: ReadonlyArray<string>): (request: HttpExchange.Request) => string => {
+  const trusted: ReadonlySet<string> = new Set(trustedProxies.map(normalize))
+  return (request) => {
+    const forwardedFor = request.headers["x-forwarded-for"]
+    return behind(
+      trusted,
+      request.remoteAddress ?? unknown,
+      typeof forwardedFor === "string" || forwardedFor === undefined ? forwardedFor : forwardedFor.join(",")
+    )
+  }
 }

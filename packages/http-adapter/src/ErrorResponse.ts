@@ -43,21 +43,12 @@ export const internalErrorBody: ApiError.ErrorBody = ApiError.makeBody("internal
  * @since 1.0.0
  * @category conversions
  */
-export const body = (failure: Failure): ApiError.ErrorBody => {
-  switch (failure._tag) {
-    case "StoreError":
-      return internalErrorBody
-    case "InvalidRequest":
-    case "Unauthorized":
-    case "PetNotFound":
-    case "RateLimited":
-    case "ApiKeyBanned":
-    case "Gone":
-      return ApiError.toBody(failure)
-    default:
-      return ApiError.makeBody(failure.code, failure.message)
-  }
-}
+export const body = (failure: Failure): ApiError.ErrorBody =>
+  failure._tag === "StoreError"
+    ? internalErrorBody
+    : failure._tag === "InvalidRequest"
+    ? ApiError.toBody(failure)
+    : ApiError.makeBody(failure.code, failure.message)
 
 const headers = (failure: Failure): Record<string, string> => {
   switch (failure._tag) {

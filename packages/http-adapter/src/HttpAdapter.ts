@@ -39,14 +39,21 @@ export type Options = RequestHandler.Options
  */
 export type Requirements = RequestHandler.Requirements
 
+/** The head of a response as Node writes it: its headers and its `Content-Length` (no chunked encoding). */
+const nodeHeaders = (response: HttpExchange.Response): Http.OutgoingHttpHeaders => {
+  const headers: Http.OutgoingHttpHeaders = Object.assign({}, response.headers)
+  headers["content-length"] = Buffer.byteLength(response.body)
+  return headers
+}
+
 /** Writes the response in one go; nothing when the client is gone; a 500 if Node refuses a header. */
 const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response>): void => {
   if (to.headersSent || to.destroyed) return
   const response = Exit.isSuccess(exit) ? exit.value : ErrorResponse.internalError
   try {
-    to.writeHead(response.status, response.headers)
+    to.writeHead(response.status, nodeHeaders(response))
   } catch {
-    to.writeHead(ErrorResponse.internalError.status, ErrorResponse.internalError.headers)
+    to.writeHead(ErrorResponse.internalError.status, nodeHeaders(ErrorResponse.internalError))
     to.end(ErrorResponse.internalError.body)
     return
   }
@@ -166,11 +173,10 @@ export const toWebHandler = <E>(
       try {
         built ??= runtime.runPromise(RequestHandler.make(options))
         const handle = await built
-        const url = new URL(request.url)
         return toWeb(
           await runtime.runPromise(handle({
             method: request.method,
-            url: url.pathname + url.search,
+            url: pathAndQuery(request.url),
             headers: Object.fromEntries(request.headers),
             remoteAddress: client?.remoteAddress,
             body: RequestBody.fromWeb(request.body)

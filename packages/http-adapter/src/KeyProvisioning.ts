@@ -31,7 +31,14 @@ export interface Entry {
  */
 export class ProvisioningError extends Data.TaggedError("ProvisioningError")<{ readonly message: string }> {}
 
-const isPlan = Schema.is(Plan.Plan)
+/**
+ * Whether a string names a plan (`free`, `pro`, `business`, `enterprise`).
+ *
+ * @since 1.0.0
+ * @category refinements
+ */
+export const isPlan: (value: unknown) => value is Plan.Plan = Schema.is(Plan.Plan)
+
 const positiveInteger = /^[1-9][0-9]{0,15}$/
 
 const parseEntry = (text: string, position: number): Either.Either<Entry, ProvisioningError> => {

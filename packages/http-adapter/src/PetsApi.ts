@@ -68,9 +68,9 @@ const queryParameter = (jsonSchema: object) =>
 
 /**
  * The bearer security of every operation, as the document describes it. The
- * credential is checked, with the rate limits, by `RequestHandler` before
- * routing (so a request without a valid key is refused before its body is
- * read).
+ * credential is checked, with the rate limits, by `RequestHandler` once the
+ * route is matched and before the route's handler runs (so a request without
+ * a valid key is refused before its body is read).
  *
  * @since 1.0.0
  * @category security

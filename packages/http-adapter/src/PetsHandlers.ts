@@ -14,6 +14,7 @@ import * as ErrorResponse from "./ErrorResponse.js"
 import * as HttpExchange from "./HttpExchange.js"
 import { basePath } from "./PetsApi.js"
 import * as RequestBody from "./RequestBody.js"
+import * as Routes from "./Routes.js"
 
 /**
  * The wire form of a pet: `Pet.Pet`'s encoded side, field by field. Its
@@ -65,8 +66,8 @@ const pageResponse = (
   )
 
 /**
- * What a handler reads of its request: the request (for its body), the
- * percent-decoded path parameters and the query parameters.
+ * What a handler reads of its request: the request (its URL, its body) and
+ * the percent-decoded path parameters.
  *
  * @since 1.0.0
  * @category models
@@ -74,7 +75,6 @@ const pageResponse = (
 export interface Inputs {
   readonly request: HttpExchange.Request
   readonly params: Readonly<Record<string, string>>
-  readonly query: URLSearchParams
 }
 
 /**
@@ -91,9 +91,11 @@ const parameter = (query: URLSearchParams, name: string): QueryValue => {
   return values.length === 0 ? undefined : values.length === 1 ? values[0] : values
 }
 
+/** The listing parameters of a request URL, as sent. */
 const listQueryOf = (
-  query: URLSearchParams
+  url: string
 ): { readonly limit?: QueryValue; readonly status?: QueryValue; readonly cursor?: QueryValue } => {
+  const query = Routes.queryOf(url)
   const limit = parameter(query, "limit")
   const status = parameter(query, "status")
   const cursor = parameter(query, "cursor")
@@ -112,8 +114,8 @@ const listQueryOf = (
  */
 export const make: Effect.Effect<Record<PetOperations.OperationName, Handler>, never, PetOperations.PetOperations> =
   Effect.map(PetOperations.PetOperations, (operations) => ({
-    listPets: ({ query }) => {
-      const listQuery = listQueryOf(query)
+    listPets: ({ request }) => {
+      const listQuery = listQueryOf(request.url)
       return ErrorResponse.recover(
         Effect.map(operations.listPets(listQuery), (page) => pageResponse(page, listQuery))
       )

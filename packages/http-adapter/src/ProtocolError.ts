@@ -25,8 +25,7 @@ export class RouteNotFound extends Data.TaggedError("RouteNotFound")<{ readonly 
 
 /**
  * The path is an operation's, but its parameter cannot be read (it is not
- * percent-encoded UTF-8, or longer than the router takes): a malformed id,
- * 400 `invalid_request`.
+ * percent-encoded UTF-8): a malformed id, 400 `invalid_request`.
  *
  * @since 1.0.0
  * @category errors

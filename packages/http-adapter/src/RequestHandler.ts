@@ -82,11 +82,6 @@ const decodeParams = (params: Readonly<Record<string, string>>): Record<string, 
   return decoded
 }
 
-const queryOf = (url: string): URLSearchParams => {
-  const start = url.indexOf("?")
-  return new URLSearchParams(start === -1 ? "" : url.slice(start + 1))
-}
-
 const defect = (cause: Cause.Cause<unknown>): Effect.Effect<HttpExchange.Response> =>
   Cause.isInterruptedOnly(cause)
     ? Effect.interrupt
@@ -103,7 +98,7 @@ export const make = (options?: Options): Effect.Effect<RequestHandler, never, Re
     const guarded = yield* GuardedPetOperations.GuardedPetOperations
     const handlers = yield* PetsHandlers.make
     const documents = yield* OpenApiDocument.responses(options?.servers)
-    const trustedProxies = options?.trustedProxies ?? []
+    const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
     const accessLog = options?.accessLog ?? true
 
     const route = (
@@ -122,7 +117,7 @@ export const make = (options?: Options): Effect.Effect<RequestHandler, never, Re
           const params = decodeParams(matched.params)
           return params === undefined
             ? Effect.succeed(ErrorResponse.make(new MalformedPathParameter()))
-            : handlers[matched.operation]({ request, params, query: queryOf(request.url) })
+            : handlers[matched.operation]({ request, params })
         }
       }
     }
@@ -132,7 +127,7 @@ export const make = (options?: Options): Effect.Effect<RequestHandler, never, Re
       const matched = Routes.match(request.method, path)
       const client: Guarded.ClientRequest = {
         credential: credentialOf(HttpExchange.header(request, "authorization")),
-        clientAddress: ClientAddress.resolve(request, trustedProxies)
+        clientAddress: clientAddressOf(request)
       }
       const respond = (response: HttpExchange.Response, meta: Guarded.ResponseMeta, keyId: string | undefined) =>
         Effect.flatMap(Clock.currentTimeMillis, (finished) => {

@@ -12,6 +12,23 @@ import { DeprecationPolicy } from "@animal-store/core"
 import * as HttpExchange from "./HttpExchange.js"
 import { basePath } from "./PetsApi.js"
 
+/** Writes the rate-limit fields of a decision at `nowMillis` into `into`. */
+const writeRateLimit = (
+  into: Record<string, string>,
+  decision: PlanRateLimiter.RateLimitDecision,
+  nowMillis: number
+): Record<string, string> => {
+  const { reported, windows } = decision
+  into["x-ratelimit-limit"] = String(reported.limit)
+  into["x-ratelimit-remaining"] = String(reported.remaining)
+  into["x-ratelimit-reset"] = String(reported.reset)
+  into["ratelimit-policy"] = windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(", ")
+  into["ratelimit"] = windows
+    .map((w) => `"${w.name}";r=${w.remaining};t=${Math.max(0, Math.ceil(w.reset - nowMillis / 1000))}`)
+    .join(", ")
+  return into
+}
+
 /**
  * The rate-limit fields of a decision at `nowMillis`. `RateLimit-Policy` and
  * `RateLimit` follow the IETF draft "RateLimit header fields for HTTP": one
@@ -24,18 +41,7 @@ import { basePath } from "./PetsApi.js"
 export const rateLimit = (
   decision: PlanRateLimiter.RateLimitDecision,
   nowMillis: number
-): Record<string, string> => {
-  const { reported, windows } = decision
-  return {
-    "x-ratelimit-limit": String(reported.limit),
-    "x-ratelimit-remaining": String(reported.remaining),
-    "x-ratelimit-reset": String(reported.reset),
-    "ratelimit-policy": windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(", "),
-    "ratelimit": windows
-      .map((w) => `"${w.name}";r=${w.remaining};t=${Math.max(0, Math.ceil(w.reset - nowMillis / 1000))}`)
-      .join(", ")
-  }
-}
+): Record<string, string> => writeRateLimit({}, decision, nowMillis)
 
 const deprecationFields = new WeakMap<DeprecationPolicy.Deprecation, Readonly<Record<string, string>>>()
 
@@ -68,7 +74,7 @@ export const stamp = (
   nowMillis: number
 ): HttpExchange.Response => {
   const headers: Record<string, string> = Object.assign({}, response.headers)
-  if (meta.rateLimit !== undefined) Object.assign(headers, rateLimit(meta.rateLimit, nowMillis))
+  if (meta.rateLimit !== undefined) writeRateLimit(headers, meta.rateLimit, nowMillis)
   if (meta.deprecation !== undefined) {
     const link = headers["link"]
     Object.assign(headers, deprecation(meta.deprecation))

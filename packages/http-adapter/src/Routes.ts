@@ -106,3 +106,14 @@ export const pathOf = (url: string): string => {
   const query = url.indexOf("?")
   return query === -1 ? url : url.slice(0, query)
 }
+
+/**
+ * The query parameters of a request URL.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const queryOf = (url: string): URLSearchParams => {
+  const query = url.indexOf("?")
+  return new URLSearchParams(query === -1 ? "" : url.slice(query + 1))
+}
