@@ -20,6 +20,12 @@ export const newPet = (i: number): Pet.NewPet => ({
   status: statuses[(Math.imul(i, 2654435761) >>> 0) % 3]!
 })
 
+/** A small seeded generator of numbers in [0, 1), so every run asks the same questions. */
+export const random = (seed: number) => (): number => {
+  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+  return seed / 2 ** 32
+}
+
 /** Creates (and migrates) a SQLite store at `filename` and fills it with `count` animals. */
 export const fillSqlite = async (filename: string, count: number): Promise<void> => {
   await Effect.runPromise(Effect.scoped(Effect.asVoid(SqliteStore.makeClient({ filename }))))

@@ -23,7 +23,7 @@
 import { createHash, randomBytes } from "node:crypto"
 import * as Http from "node:http"
 import { parseArgs } from "node:util"
-import { openRaw } from "./rawSqlite.js"
+import { floorSql, openRaw } from "./rawSqlite.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -205,11 +205,10 @@ const sendError = (
   headers: Record<string, string>
 ) => send(res, status, headers, { code, message, status })
 
-const columns = "id, name, category_id AS categoryId, status"
-const listAll = db.prepare(`SELECT ${columns} FROM pets WHERE id > ? ORDER BY id LIMIT ?`)
-const listByStatus = db.prepare(`SELECT ${columns} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`)
-const findPet = db.prepare(`SELECT ${columns} FROM pets WHERE id = ?`)
-const insertPet = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${columns}`)
+const listAll = db.prepare(floorSql.list)
+const listByStatus = db.prepare(floorSql.listByStatus)
+const findPet = db.prepare(floorSql.find)
+const insertPet = db.prepare(floorSql.insert)
 
 const statusValues = new Set(["available", "pending", "sold"])
 const decimal = /^[0-9]{1,20}$/

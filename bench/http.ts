@@ -16,7 +16,7 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { fillSqlite } from "./dataset.js"
+import { fillSqlite, random } from "./dataset.js"
 import type { HttpScenario, LoadLine, LoadPlan, LoadResult, Server } from "./httpScenarios.js"
 import { httpScenarios } from "./httpScenarios.js"
 
@@ -130,12 +130,6 @@ const stop = async (started: Started) => {
   const timer = setTimeout(() => started.child.kill("SIGKILL"), 10_000)
   await exited(started.child)
   clearTimeout(timer)
-}
-
-/** A small seeded generator, so every run asks the same questions. */
-const random = (seed: number) => () => {
-  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
-  return seed / 2 ** 32
 }
 
 /** Runs the plan in the load process; samples each server's CPU time around each measured run. */

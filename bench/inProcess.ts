@@ -9,11 +9,11 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fillRepository, fillSqlite, statuses } from "./dataset.js"
+import { fillRepository, fillSqlite, random, statuses } from "./dataset.js"
 import type { Measure, Timing } from "./measure.js"
 import { measure } from "./measure.js"
 import type { Connection } from "./rawSqlite.js"
-import { openRaw } from "./rawSqlite.js"
+import { floorSql, openRaw } from "./rawSqlite.js"
 
 export type InProcessOperation = "listPets limit=20" | "listPets status limit=100" | "createPet" | "getPet"
 
@@ -35,13 +35,6 @@ export interface SizeInfo {
 }
 
 const inputs = 4096
-const columns = "id, name, category_id AS categoryId, status"
-
-/** A small seeded generator, so every run asks the same questions. */
-const random = (seed: number) => () => {
-  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
-  return seed / 2 ** 32
-}
 
 const runOrThrow = <A>(effect: Effect.Effect<A, unknown>): A => {
   const exit = Effect.runSyncExit(effect)
@@ -72,7 +65,7 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
       operation: "listPets limit=20",
       ours: (ops, i) => ops.listPets(query(i, { limit: 20 })),
       floor: (db) => {
-        const statement = db.prepare(`SELECT ${columns} FROM pets WHERE id > ? ORDER BY id LIMIT ?`)
+        const statement = db.prepare(floorSql.list)
         return (i) => statement.all(afterIds[i % inputs], 21)
       }
     },
@@ -80,7 +73,7 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
       operation: "listPets status limit=100",
       ours: (ops, i) => ops.listPets(query(i, { limit: 100, status: statusOf(i) })),
       floor: (db) => {
-        const statement = db.prepare(`SELECT ${columns} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`)
+        const statement = db.prepare(floorSql.listByStatus)
         return (i) => statement.all(statusOf(i), afterIds[i % inputs], 101)
       }
     },
@@ -88,9 +81,7 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
       operation: "createPet",
       ours: (ops) => ops.createPet(body),
       floor: (db) => {
-        const statement = db.prepare(
-          `INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${columns}`
-        )
+        const statement = db.prepare(floorSql.insert)
         return () => statement.get(body.name, body.categoryId, body.status)
       }
     },
@@ -98,7 +89,7 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
       operation: "getPet",
       ours: (ops, i) => ops.getPet(ids[i % inputs]),
       floor: (db) => {
-        const statement = db.prepare(`SELECT ${columns} FROM pets WHERE id = ?`)
+        const statement = db.prepare(floorSql.find)
         return (i) => statement.get(ids[i % inputs])
       }
     }

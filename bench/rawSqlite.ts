@@ -23,6 +23,21 @@ export interface Connection {
   close(): void
 }
 
+const columns = "id, name, category_id AS categoryId, status"
+
+/**
+ * The floors' statements on `pets`, each answering rows shaped like a `Pet`:
+ * a page after an id (`afterId`, `limit`), the same of one status (`status`,
+ * `afterId`, `limit`), one animal (`id`), and an insert answering the new row
+ * (`name`, `categoryId`, `status`).
+ */
+export const floorSql = {
+  list: `SELECT ${columns} FROM pets WHERE id > ? ORDER BY id LIMIT ?`,
+  listByStatus: `SELECT ${columns} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`,
+  find: `SELECT ${columns} FROM pets WHERE id = ?`,
+  insert: `INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${columns}`
+} as const
+
 /** Opens a raw better-sqlite3 connection to `filename`. */
 export const openRaw = (filename: string): Connection =>
   new (Database as unknown as new(filename: string) => Connection)(filename)

@@ -26,7 +26,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
-import type { HttpReport } from "./http.js"
+import type { HttpOptions, HttpReport } from "./http.js"
 import { runHttp } from "./http.js"
 import type { InProcessResult, SizeInfo } from "./inProcess.js"
 import { runSize } from "./inProcess.js"
@@ -56,10 +56,13 @@ const positive = (name: string, text: string): number => {
   return n
 }
 const sizes = flags.sizes.split(",").map((size) => positive("sizes", size))
-const seconds = positive("seconds", flags.seconds)
-const warmupSeconds = positive("warmup", flags.warmup)
-const httpPets = positive("http-pets", flags["http-pets"])
-const rounds = positive("rounds", flags.rounds)
+const httpOptions: HttpOptions = {
+  pets: positive("http-pets", flags["http-pets"]),
+  connections: 64,
+  warmupSeconds: positive("warmup", flags.warmup),
+  seconds: positive("seconds", flags.seconds),
+  rounds: positive("rounds", flags.rounds)
+}
 
 const log = (line: string) => process.stderr.write(line + "\n")
 const started = Date.now()
@@ -79,8 +82,9 @@ if (flags.only !== "http") {
 
 let http: HttpReport | undefined
 if (flags.only !== "inprocess") {
-  log(`HTTP (64 connections, ${rounds} rounds of ${seconds} s per scenario and server after ${warmupSeconds} s of warm-up)`)
-  http = await runHttp({ pets: httpPets, connections: 64, warmupSeconds, seconds, rounds }, log)
+  const { connections, rounds, seconds, warmupSeconds } = httpOptions
+  log(`HTTP (${connections} connections, ${rounds} rounds of ${seconds} s per scenario and server after ${warmupSeconds} s of warm-up)`)
+  http = await runHttp(httpOptions, log)
 }
 
 const rows: Array<Row> = [...inProcessRows(inProcess), ...(http === undefined ? [] : httpRows(http))]
@@ -116,10 +120,7 @@ const results = {
   },
   http: http === undefined ? undefined : {
     ...http,
-    connections: 64,
-    warmupSeconds,
-    seconds,
-    rounds,
+    ...httpOptions,
     results: http.results.map((result) => ({ ...result, target: targets.httpRatio }))
   },
   missed

@@ -32,15 +32,14 @@ import { fileURLToPath } from "node:url"
 import { Either } from "effect"
 import * as Flags from "../src/internal/flags.js"
 import { bin, cleanEnv } from "../test/support/CliProcess.js"
-import type { ProbeSample } from "./internal/eventLoopProbe.js"
+import type { ProbeSample } from "./internal/eventLoopDelay.js"
+import { loopResolutionMs } from "./internal/eventLoopDelay.js"
 
 const probe = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "internal/eventLoopProbe.ts")
 
 const sliceMs = 5_000
 const requestTimeoutMs = 10_000
 const maxInFlight = 256
-/** `monitorEventLoopDelay` records the sampling interval plus the delay: the interval is subtracted. */
-const loopResolutionMs = 10
 const tolerance = { rss: 1.25, latency: 3, latencyFloorMs: 10, loopDelay: 3, loopDelayFloorMs: 20 }
 
 interface Options {

@@ -2,7 +2,7 @@ import { AccessConfig, AnimalStore, ApiError, ApiKeyAuth, PetOperations } from "
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Layer, ManagedRuntime, Redacted, Schema } from "effect"
 import * as HttpAdapter from "../src/HttpAdapter.js"
-import type { HostileRequest, StoredPet } from "./internal/HostileRequest.js"
+import type { HostileRequest, StoredPet } from "./support/HostileRequest.js"
 import {
   hostileRequest,
   isJsonMediaType,
@@ -10,9 +10,9 @@ import {
   keys,
   maxBodyBytes,
   newPetOf,
-  normalizeMethod,
+  sentBody,
   toRequest
-} from "./internal/HostileRequest.js"
+} from "./support/HostileRequest.js"
 import { portsOf, storeKinds } from "./support/TestServer.js"
 import type { StoreKind } from "./support/TestServer.js"
 
@@ -63,10 +63,6 @@ type Expected =
   | { readonly _tag: "Document"; readonly path: string }
 
 const status = (code: number): Expected => ({ _tag: "Status", status: code })
-
-/** The body the request carried (GET and HEAD carry none). */
-const sentBody = (hostile: HostileRequest): Uint8Array | undefined =>
-  ["GET", "HEAD"].includes(normalizeMethod(hostile.method)) ? undefined : hostile.body
 
 const declaresOverLimit = (request: Request): boolean => {
   const declared = request.headers.get("content-length")

@@ -1,7 +1,7 @@
 import { MemoryStore } from "@animal-store/memory-store"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import * as SlowClient from "./internal/SlowClient.js"
+import * as SlowClient from "./support/SlowClient.js"
 import { bearer, json, start } from "./support/TestServer.js"
 import type { TestServer } from "./support/TestServer.js"
 

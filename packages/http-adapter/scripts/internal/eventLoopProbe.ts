@@ -6,23 +6,16 @@
  */
 import { writeSync } from "node:fs"
 import { monitorEventLoopDelay } from "node:perf_hooks"
+import type { ProbeSample } from "./eventLoopDelay.js"
+import { loopResolutionMs } from "./eventLoopDelay.js"
 
-/** One sample: event-loop delay over the last second, in ms, and the heap in bytes. */
-export interface ProbeSample {
-  readonly p50: number
-  readonly p99: number
-  readonly max: number
-  readonly heapUsed: number
-}
-
-const histogram = monitorEventLoopDelay({ resolution: 10 })
+const histogram = monitorEventLoopDelay({ resolution: loopResolutionMs })
 histogram.enable()
 
 const ms = (nanoseconds: number) => Math.round(nanoseconds / 1e4) / 100
 
 const timer = setInterval(() => {
   const sample: ProbeSample = {
-    p50: ms(histogram.percentile(50)),
     p99: ms(histogram.percentile(99)),
     max: ms(histogram.max),
     heapUsed: process.memoryUsage().heapUsed

@@ -1,7 +1,7 @@
 /**
  * A client on a raw socket that sends its request slowly: the start at once,
  * the rest a few bytes at a time, until it is all sent or the server closes
- * the connection.
+ * the connection; or all of it at once.
  */
 import { Effect } from "effect"
 import * as Net from "node:net"
@@ -53,6 +53,10 @@ export const send = (origin: string, request: SlowRequest): Effect.Effect<SlowOu
       socket.destroy()
     })
   })
+
+/** Sends `text` at once to `origin` and resolves with everything the server sends until it closes the connection. */
+export const sendAtOnce = (origin: string, text: string): Effect.Effect<string> =>
+  Effect.map(send(origin, { atOnce: text, slowly: "", intervalMs: 10 }), ({ received }) => received)
 
 /** The status line and the JSON body of a raw HTTP/1.1 response. */
 export const parseResponse = (raw: string): { readonly statusLine: string; readonly body: unknown } => {

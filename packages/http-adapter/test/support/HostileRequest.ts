@@ -57,7 +57,7 @@ const method: fc.Arbitrary<string> = fc.oneof(
 ).filter((m) => !forbiddenMethods.includes(m.toUpperCase()))
 
 /** The method as `Request` normalizes it: the six standard ones in upper case, others as given. */
-export const normalizeMethod = (m: string): string =>
+const normalizeMethod = (m: string): string =>
   ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"].includes(m.toUpperCase()) ? m.toUpperCase() : m
 
 // Paths and query strings -----------------------------------------------------------------------
@@ -415,23 +415,24 @@ const describeRequest = (request: HostileRequest): string => {
   )
 }
 
-/** The web `Request`; a GET or HEAD is sent without its body, as `Request` requires. */
+/** The body the request carries: none on a GET or HEAD, as `Request` requires. */
+export const sentBody = (hostile: HostileRequest): Uint8Array | undefined =>
+  ["GET", "HEAD"].includes(normalizeMethod(hostile.method)) ? undefined : hostile.body
+
+/** The web `Request`, with its `sentBody`. */
 export const toRequest = (hostile: HostileRequest): Request => {
   const requestHeaders = new Headers()
   for (const [headerName, value] of hostile.headers) requestHeaders.append(headerName, value)
   if (hostile.credential.header !== undefined) requestHeaders.set("authorization", hostile.credential.header)
   if (hostile.contentType !== undefined) requestHeaders.set("content-type", hostile.contentType)
-  const withBody = !["GET", "HEAD"].includes(normalizeMethod(hostile.method)) && hostile.body !== undefined
+  const body = sentBody(hostile)
   if (hostile.contentLength !== undefined) {
-    requestHeaders.set(
-      "content-length",
-      hostile.contentLength === "exact" ? String(withBody ? hostile.body!.length : 0) : hostile.contentLength
-    )
+    requestHeaders.set("content-length", hostile.contentLength === "exact" ? String(body?.length ?? 0) : hostile.contentLength)
   }
   return new Request(`http://animal-store.test${hostile.target}`, {
     method: hostile.method,
     headers: requestHeaders,
-    ...(withBody ? { body: hostile.body } : {})
+    ...(body === undefined ? {} : { body })
   })
 }
 
