@@ -193,9 +193,9 @@ describe("SqliteStore", () => {
       Fs.chmodSync(filename, 0o444)
       const before = Fs.readFileSync(filename)
       // root may write any file: open it as an unprivileged user then.
-      const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+      const asUser = process.getuid?.() === 0 ? ["65534"] : []
       const outcome = yield* Effect.promise(async () => {
-        const child = spawnFixture("openStore.ts", [filename], user)
+        const child = spawnFixture("openStore.ts", [filename, ...asUser])
         const stderr = collectStderr(child)
         const lines = linesOf(child)
         const first = await lines.next()

@@ -35,23 +35,16 @@ export const databaseFiles = (filename: string): ReadonlyArray<string> =>
   [filename, `${filename}-wal`, `${filename}-shm`].filter((file) => Fs.existsSync(file))
 
 /**
- * Runs `test/fixtures/<script>` in a new Node process (`node --import tsx`),
- * optionally as another user.
+ * Runs `test/fixtures/<script>` in a new Node process (`node --import tsx`).
  */
 export const spawnFixture = (
   script: string,
-  args: ReadonlyArray<string>,
-  options: { readonly uid?: number | undefined; readonly gid?: number | undefined } = {}
+  args: ReadonlyArray<string>
 ): ChildProcess.ChildProcessWithoutNullStreams =>
   ChildProcess.spawn(
     process.execPath,
     ["--import", "tsx", Path.join(import.meta.dirname, "..", "fixtures", script), ...args],
-    {
-      cwd: repositoryRoot,
-      stdio: "pipe",
-      ...(options.uid === undefined ? {} : { uid: options.uid }),
-      ...(options.gid === undefined ? {} : { gid: options.gid })
-    }
+    { cwd: repositoryRoot, stdio: "pipe" }
   )
 
 /** The lines a child writes to its standard output, as they come. */
