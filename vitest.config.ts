@@ -1,8 +1,22 @@
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
+const packages = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "packages")
+
+/** Inside the workspace the tests run the packages' TypeScript sources, not their built `dist`. */
+const sources = [
+  { find: /^@animal-store\/core\/test$/, replacement: Path.join(packages, "core/src/testing/index.ts") },
+  ...["core", "memory-store", "sqlite-store", "http-adapter", "server"].map((name) => ({
+    find: new RegExp(`^@animal-store/${name}$`),
+    replacement: Path.join(packages, name, "src/index.ts")
+  }))
+]
+
 export default defineConfig({
+  resolve: { alias: sources },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -189,7 +189,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
     const [oursPort, floorPort] = [await freePort(), await freePort()]
     const ours = start([
       "node",
-      "packages/http-adapter/bin/animal-store.js",
+      "packages/server/dist/bin.js",
       "serve",
       "--port",
       String(oursPort),

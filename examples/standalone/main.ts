@@ -4,7 +4,7 @@
  * a graceful shutdown (stop accepting, finish requests in flight, close the
  * database, exit 0).
  */
-import { StandaloneServer } from "@animal-store/http-adapter"
+import { StandaloneServer } from "@animal-store/server"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Layer } from "effect"
 

@@ -13,7 +13,7 @@ import { PetRepository } from "../src/PetRepository.js"
 import { RateLimitStore } from "../src/RateLimitStore.js"
 import { StoreError } from "../src/StoreError.js"
 import * as ModelApiKeyStore from "./internal/ModelApiKeyStore.js"
-import * as ModelPetRepository from "./internal/ModelPetRepository.js"
+import * as ModelPetRepository from "../src/testing/internal/ModelPetRepository.js"
 import * as ModelRateLimitStore from "./internal/ModelRateLimitStore.js"
 
 const sunset = Date.parse("2030-12-05T00:00:00Z")

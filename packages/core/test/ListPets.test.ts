@@ -7,7 +7,7 @@ import { maxLimit } from "../src/ListPetsQuery.js"
 import type { Pet, PetStatus } from "../src/Pet.js"
 import * as PetOperations from "../src/PetOperations.js"
 import type { StoreError } from "../src/StoreError.js"
-import * as Arbitraries from "./internal/arbitraries.js"
+import * as Arbitraries from "../src/testing/internal/arbitraries.js"
 import { expectInvalid, runWithPets } from "./internal/operations.js"
 
 const listPets = (query: unknown) => Effect.flatMap(PetOperations.PetOperations, (operations) => operations.listPets(query))

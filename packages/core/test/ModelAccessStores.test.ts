@@ -1,7 +1,7 @@
-import { testApiKeyStore } from "./ApiKeyStoreContract.js"
+import { testApiKeyStore } from "../src/testing/ApiKeyStoreContract.js"
 import * as ModelApiKeyStore from "./internal/ModelApiKeyStore.js"
 import * as ModelRateLimitStore from "./internal/ModelRateLimitStore.js"
-import { testRateLimitStore } from "./RateLimitStoreContract.js"
+import { testRateLimitStore } from "../src/testing/RateLimitStoreContract.js"
 
 testApiKeyStore("model", ModelApiKeyStore.layer)
 testRateLimitStore("model", ModelRateLimitStore.layer)

@@ -1,4 +1,4 @@
-import { testPetRepository } from "./PetRepositoryContract.js"
-import * as ModelPetRepository from "./internal/ModelPetRepository.js"
+import { testPetRepository } from "../src/testing/PetRepositoryContract.js"
+import * as ModelPetRepository from "../src/testing/internal/ModelPetRepository.js"
 
 testPetRepository("reference model", ModelPetRepository.layer())

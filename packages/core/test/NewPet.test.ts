@@ -4,7 +4,7 @@ import * as fc from "effect/FastCheck"
 import { PetNotFound } from "../src/ApiError.js"
 import { CategoryId, maxNameLength, Pet, PetId } from "../src/Pet.js"
 import * as PetOperations from "../src/PetOperations.js"
-import * as Arbitraries from "./internal/arbitraries.js"
+import * as Arbitraries from "../src/testing/internal/arbitraries.js"
 import { expectInvalid, runWithPets, withPets } from "./internal/operations.js"
 
 const createPet = (body: unknown) => Effect.flatMap(PetOperations.PetOperations, (operations) => operations.createPet(body))

@@ -15,7 +15,6 @@
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import type { Stream } from "effect"
 import { Effect, Exit, Layer, ManagedRuntime, Option, Runtime } from "effect"
 import type * as Http from "node:http"
@@ -95,7 +94,7 @@ const pathAndQuery = (url: string): string => {
 }
 
 const fromServerRequest = (request: HttpServerRequest.HttpServerRequest): HttpExchange.Request => {
-  const node: unknown = NodeHttpServerRequest.toIncomingMessage(request)
+  const node: unknown = request.source
   return {
     method: request.method,
     url: pathAndQuery(request.url),

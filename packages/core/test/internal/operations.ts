@@ -8,7 +8,7 @@ import { Effect, Layer } from "effect"
 import { InvalidRequest } from "../../src/ApiError.js"
 import type { Pet } from "../../src/Pet.js"
 import * as PetOperations from "../../src/PetOperations.js"
-import * as ModelPetRepository from "./ModelPetRepository.js"
+import * as ModelPetRepository from "../../src/testing/internal/ModelPetRepository.js"
 
 /**
  * Provides `PetOperations` on a fresh model repository holding `pets`.

@@ -3,13 +3,14 @@ import { AccessConfig, AnimalStore, ApiKeyAuth } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
 import type { Scope } from "effect"
 import { Context, Effect, Layer, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as HttpAdapter from "../../src/HttpAdapter.js"
-import * as StandaloneServer from "../../src/StandaloneServer.js"
+import * as NodeServer from "../../src/NodeServer.js"
 
 export type StoreKind = "memory" | "sqlite"
 
@@ -43,20 +44,22 @@ export interface TestServerOptions {
   readonly ports: Layer.Layer<AnimalStore.StorePorts, unknown>
   readonly access?: Partial<AccessConfig.AccessSettings>
   readonly adapter?: HttpAdapter.Options
-  readonly limits?: Partial<StandaloneServer.ServerLimits>
+  readonly limits?: Partial<NodeServer.ServerLimits>
 }
 
 /** The HTTP API over a real port (127.0.0.1, random) on `ports`, closed with the scope. */
 export const start = (options: TestServerOptions) =>
   Effect.gen(function*() {
+    const listening = Layer.scoped(
+      HttpServer.HttpServer,
+      Effect.flatMap(
+        HttpAdapter.makeNodeListener({ accessLog: false, ...options.adapter }),
+        (listener) =>
+          NodeHttpServer.make(() => NodeServer.make(options.limits).on("request", listener), { host: "127.0.0.1", port: 0 })
+      )
+    )
     const context = yield* Layer.build(
-      StandaloneServer.layerHttp({
-        host: "127.0.0.1",
-        port: 0,
-        accessLog: false,
-        ...options.adapter,
-        ...(options.limits === undefined ? {} : { limits: options.limits })
-      }).pipe(
+      listening.pipe(
         Layer.provideMerge(
           AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer(options.access)), Layer.provide(options.ports))
         ),

@@ -17,7 +17,7 @@ import { AccessConfig, ApiKeyAuth } from "@animal-store/core"
 import { Console, Data, Effect, Either, Layer, Logger, Option, Redacted } from "effect"
 import * as Flags from "./internal/flags.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
-import * as OpenApiDocument from "./OpenApiDocument.js"
+import { OpenApiDocument } from "@animal-store/http-adapter"
 import * as StandaloneServer from "./StandaloneServer.js"
 import * as StoreLocation from "./StoreLocation.js"
 

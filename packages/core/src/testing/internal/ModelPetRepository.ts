@@ -7,10 +7,10 @@
  * @since 1.0.0
  */
 import { Effect, Layer, Option, Ref } from "effect"
-import { Pet, PetId } from "../../src/Pet.js"
-import type { NewPet } from "../../src/Pet.js"
-import type { ListPetsFilter, PetRepositoryService } from "../../src/PetRepository.js"
-import { PetRepository } from "../../src/PetRepository.js"
+import { Pet, PetId } from "../../Pet.js"
+import type { NewPet } from "../../Pet.js"
+import type { ListPetsFilter, PetRepositoryService } from "../../PetRepository.js"
+import { PetRepository } from "../../PetRepository.js"
 
 /**
  * The animals matching `filter`: those with its status whose id is greater

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Console, Effect, Either } from "effect"
 import * as Cli from "../src/Cli.js"
-import type { StandaloneServer } from "../src/index.js"
-import { temporaryDatabase } from "./support/TestServer.js"
+import type * as StandaloneServer from "../src/StandaloneServer.js"
+import { temporaryDatabase } from "./support/temporaryDatabase.js"
 
 const serveOptions = (argv: ReadonlyArray<string>, env: Cli.Env = {}): StandaloneServer.Options => {
   const command = Either.getOrThrow(Cli.parse(["serve", ...argv], env))

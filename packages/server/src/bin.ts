@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The `animal-store` executable: `Cli.run` on `process.argv` under
  * `NodeRuntime.runMain` (SIGINT/SIGTERM interrupt it: the server shuts down

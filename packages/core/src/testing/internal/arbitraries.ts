@@ -4,8 +4,8 @@
  * @since 1.0.0
  */
 import * as fc from "effect/FastCheck"
-import type { NewPet } from "../../src/Pet.js"
-import { CategoryId, Pet, PetId, PetStatus } from "../../src/Pet.js"
+import type { NewPet } from "../../Pet.js"
+import { CategoryId, Pet, PetId, PetStatus } from "../../Pet.js"
 
 /**
  * @since 1.0.0

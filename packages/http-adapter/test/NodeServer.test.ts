@@ -2,18 +2,18 @@ import { MemoryStore } from "@animal-store/memory-store"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type * as Http from "node:http"
-import * as StandaloneServer from "../src/StandaloneServer.js"
+import * as NodeServer from "../src/NodeServer.js"
 import { parseResponse, sendAtOnce } from "./support/SlowClient.js"
 import { start } from "./support/TestServer.js"
 
 /** Node keeps the `maxHeaderSize` option on the server; @types/node does not declare it. */
 type NodeServer = Http.Server & { readonly maxHeaderSize?: number }
 
-describe("the standalone server's hardening", () => {
+describe("the hardened Node server", () => {
   it.scoped("has header, header-time and request-time limits by default", () =>
     Effect.gen(function*() {
       const server = yield* Effect.acquireRelease(
-        Effect.sync((): NodeServer => StandaloneServer.createNodeServer()),
+        Effect.sync((): NodeServer => NodeServer.make()),
         (server) => Effect.sync(() => server.close())
       )
       expect(server.maxHeaderSize).toBe(16_384)

@@ -8,10 +8,10 @@ import { describe, expect, it } from "@effect/vitest"
 import type { Layer } from "effect"
 import { Effect } from "effect"
 import * as fc from "effect/FastCheck"
-import type { RateLimitState } from "../src/RateLimitStore.js"
-import { RateLimitStore } from "../src/RateLimitStore.js"
-import { decide } from "../src/internal/rateLimit.js"
-import type { RateLimitRules } from "../src/internal/rateLimit.js"
+import type { RateLimitState } from "../RateLimitStore.js"
+import { RateLimitStore } from "../RateLimitStore.js"
+import { decide } from "../internal/rateLimit.js"
+import type { RateLimitRules } from "../internal/rateLimit.js"
 
 const instant = fc.integer({ min: 0, max: 2 ** 47 })
 const count = fc.integer({ min: 0, max: 2 ** 31 })

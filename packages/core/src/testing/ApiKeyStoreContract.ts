@@ -8,9 +8,9 @@ import { describe, expect, it } from "@effect/vitest"
 import type { Layer } from "effect"
 import { Effect, Option } from "effect"
 import * as fc from "effect/FastCheck"
-import { ApiKey, Environment } from "../src/ApiKey.js"
-import { ApiKeyStore } from "../src/ApiKeyStore.js"
-import { limitsByPlan, Plan } from "../src/Plan.js"
+import { ApiKey, Environment } from "../ApiKey.js"
+import { ApiKeyStore } from "../ApiKeyStore.js"
+import { limitsByPlan, Plan } from "../Plan.js"
 
 const hex = "0123456789abcdef"
 const digest = fc.string({ unit: fc.constantFrom(...hex), minLength: 64, maxLength: 64 })

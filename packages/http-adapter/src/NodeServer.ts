@@ -1,0 +1,81 @@
+/**
+ * A hardened Node http server for the adapter's listener: a header size
+ * limit, a timeout for the headers and one for the whole request, and, for
+ * requests Node cannot parse (headers too large, timed out, malformed), a 400
+ * `Error` body instead of Node's bare answer. The body limit (64 KiB) is
+ * `RequestBody`'s, enforced while streaming.
+ *
+ * @since 1.0.0
+ */
+import { ApiError } from "@animal-store/core"
+import * as Http from "node:http"
+import type { Duplex } from "node:stream"
+import { jsonContentType } from "./HttpExchange.js"
+
+/**
+ * Limits of the Node http server.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface ServerLimits {
+  /** Largest size of the request line and headers, in bytes. */
+  readonly maxHeaderSize: number
+  /** Time to receive the headers, in ms. */
+  readonly headersTimeout: number
+  /** Time to receive the whole request, in ms. */
+  readonly requestTimeout: number
+}
+
+/**
+ * 16 KiB of headers, 10 s for them, 30 s for the whole request.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const defaultLimits: ServerLimits = { maxHeaderSize: 16_384, headersTimeout: 10_000, requestTimeout: 30_000 }
+
+const clientErrorMessage = (error: NodeJS.ErrnoException): string => {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return "The request headers are too large"
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return "The request was not received in time"
+    default:
+      return "The request is not valid HTTP"
+  }
+}
+
+const onClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
+  const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (error.code === "ECONNRESET" || !socket.writable || pending?.headersSent === true) {
+    socket.destroy()
+    return
+  }
+  const body = JSON.stringify(ApiError.makeBody("invalid_request", clientErrorMessage(error)))
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: ${jsonContentType}\r\ncontent-length: ${
+      Buffer.byteLength(body)
+    }\r\nconnection: close\r\n\r\n${body}`
+  )
+}
+
+/**
+ * A Node http server with the limits, answering unparseable requests with
+ * an `Error` body. Mount the adapter with
+ * `server.on("request", yield* HttpAdapter.makeNodeListener())`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = (limits?: Partial<ServerLimits>): Http.Server => {
+  const { headersTimeout, maxHeaderSize, requestTimeout } = { ...defaultLimits, ...limits }
+  const server = Http.createServer({
+    maxHeaderSize,
+    headersTimeout,
+    requestTimeout,
+    connectionsCheckingInterval: Math.min(1_000, headersTimeout)
+  })
+  server.on("clientError", onClientError)
+  return server
+}

@@ -1,0 +1,93 @@
+/**
+ * The standalone server: the HTTP API on the adapter's hardened Node http
+ * server (`NodeServer`), on a store (memory or a SQLite file), with keys
+ * provisioned at start.
+ *
+ * Shutdown (scope closed, e.g. by SIGINT/SIGTERM through `NodeRuntime`):
+ * the server stops accepting, requests in flight finish, then the store is
+ * closed, in that order.
+ *
+ * @since 1.0.0
+ */
+import type { StoreError } from "@animal-store/core"
+import { AccessConfig, AnimalStore } from "@animal-store/core"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Effect, Layer } from "effect"
+import { HttpAdapter, NodeServer, PetsApi } from "@animal-store/http-adapter"
+import * as KeyProvisioning from "./KeyProvisioning.js"
+import * as StoreLocation from "./StoreLocation.js"
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Options extends HttpAdapter.Options {
+  readonly host: string
+  readonly port: number
+  readonly store: StoreLocation.StoreLocation
+  readonly access?: Partial<AccessConfig.AccessSettings> | undefined
+  readonly keys?: ReadonlyArray<KeyProvisioning.Entry> | undefined
+  readonly limits?: Partial<NodeServer.ServerLimits> | undefined
+}
+
+const logListening = Layer.effectDiscard(
+  Effect.flatMap(HttpServer.HttpServer, ({ address }) =>
+    Effect.logInfo(
+      address._tag === "TcpAddress"
+        ? `Animal Store listening on http://${address.hostname}:${address.port}${PetsApi.basePath}`
+        : `Animal Store listening on ${address.path}`
+    ))
+)
+
+/**
+ * The services of core on the store at `location`, with the access settings.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerServices = (
+  location: StoreLocation.StoreLocation,
+  access?: Partial<AccessConfig.AccessSettings>
+): Layer.Layer<AnimalStore.Services, StoreError.StoreError> =>
+  AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer(access)), Layer.provide(StoreLocation.layer(location)))
+
+/**
+ * The API on a Node http server with the limits, listening on `options`'
+ * host and port until the scope closes (then it stops accepting and waits
+ * for the requests in flight), on the core services of the context.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerHttp = (
+  options: Pick<Options, "host" | "port" | "limits" | keyof HttpAdapter.Options>
+): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, HttpAdapter.Requirements> =>
+  Layer.scoped(
+    HttpServer.HttpServer,
+    Effect.flatMap(HttpAdapter.makeNodeListener(options), (listener) =>
+      NodeHttpServer.make(() => NodeServer.make(options.limits).on("request", listener), {
+        host: options.host,
+        port: options.port
+      }))
+  )
+
+/**
+ * The server with `options`: built in the order store, keys, listening
+ * socket; released in the reverse order.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<
+  HttpServer.HttpServer | AnimalStore.Services,
+  StoreError.StoreError | HttpServerError.ServeError | KeyProvisioning.ProvisioningError
+> =>
+  logListening.pipe(
+    Layer.provideMerge(layerHttp(options)),
+    Layer.provide(Layer.effectDiscard(KeyProvisioning.provision(options.keys ?? []))),
+    Layer.provideMerge(layerServices(options.store, options.access))
+  )

@@ -1,0 +1,7 @@
+/**
+ * @since 1.0.0
+ */
+export * as Cli from "./Cli.js"
+export * as KeyProvisioning from "./KeyProvisioning.js"
+export * as StandaloneServer from "./StandaloneServer.js"
+export * as StoreLocation from "./StoreLocation.js"
