@@ -189,7 +189,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
     const [oursPort, floorPort] = [await freePort(), await freePort()]
     const ours = start([
       "node",
-      "packages/server/dist/bin.js",
+      "packages/server/dist/cli/animal-store.js",
       "serve",
       "--port",
       String(oursPort),

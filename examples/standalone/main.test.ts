@@ -8,7 +8,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { server } from "./main.js"
 
-const bin = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../packages/server/dist/bin.js")
+const bin = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../packages/server/dist/cli/animal-store.js")
 
 /** `animal-store keys create --plan pro --store sqlite:<file>`: the key, printed once on stdout. */
 const createKey = (filename: string) =>

@@ -12,7 +12,6 @@
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -158,9 +157,11 @@ export const annotate = (servers: Servers = defaultServers) =>
 export const make = (servers: Servers = defaultServers): OpenApi.OpenAPISpec => OpenApi.fromApi(annotate(servers))
 
 /**
- * The reference page, rendered once by `HttpApiScalar` on its own router.
+ * The reference page, rendered by `HttpApiScalar` on its own router. The
+ * module (3 MB of inlined script) is loaded on first use, not at start.
  */
 const referencePage = (api: ReturnType<typeof annotate>): Effect.Effect<HttpExchange.Response> =>
+  Effect.flatMap(Effect.promise(() => import("@effect/platform/HttpApiScalar")), (HttpApiScalar) =>
   Effect.gen(function*() {
     const app = yield* Effect.flatMap(HttpApiBuilder.Router.router, HttpRouter.toHttpApp)
     const response = yield* Effect.provideService(
@@ -182,22 +183,21 @@ const referencePage = (api: ReturnType<typeof annotate>): Effect.Effect<HttpExch
         }))
       )
     )
-  )
+  ))
 
 /**
  * The two documents as responses, by path: the OpenAPI document with
- * `servers` and its reference page. Built once, served as they are.
+ * `servers` (built at once) and its reference page (built on first request).
+ * Each is built once and served as it is; `undefined` for another path.
  *
  * @since 1.0.0
  * @category constructors
  */
 export const responses = (
   servers: Servers = defaultServers
-): Effect.Effect<ReadonlyMap<string, HttpExchange.Response>> => {
+): Effect.Effect<(path: string) => Effect.Effect<HttpExchange.Response> | undefined> => {
   const api = annotate(servers)
-  return Effect.map(referencePage(api), (page) =>
-    new Map([
-      [openApiPath, HttpExchange.json(OpenApi.fromApi(api))],
-      [docsPath, page]
-    ]))
+  const document = Effect.succeed(HttpExchange.json(OpenApi.fromApi(api)))
+  return Effect.map(Effect.cached(referencePage(api)), (page) => (path) =>
+    path === openApiPath ? document : path === docsPath ? page : undefined)
 }

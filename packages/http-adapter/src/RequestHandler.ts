@@ -112,7 +112,7 @@ export const make = (options?: Options): Effect.Effect<RequestHandler, never, Re
         case "MethodNotAllowed":
           return Effect.succeed(ErrorResponse.make(new MethodNotAllowed({ method: request.method, allow: matched.allow })))
         case "Document":
-          return Effect.succeed(documents.get(path) ?? ErrorResponse.make(new RouteNotFound({ path })))
+          return documents(path) ?? Effect.succeed(ErrorResponse.make(new RouteNotFound({ path })))
         case "Operation": {
           const params = decodeParams(matched.params)
           return params === undefined

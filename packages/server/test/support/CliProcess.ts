@@ -2,7 +2,7 @@ import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
-export const bin = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../dist/bin.js")
+export const bin = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/animal-store.js")
 
 /** The environment of the test process without any variable the CLI reads. */
 export const cleanEnv = (extra: Record<string, string> = {}): Record<string, string> => {

@@ -1,0 +1,26 @@
+// Bundles the `animal-store` executable at build time: the CLI and what it
+// imports (the other packages, effect, @effect/*) in one ES module, so the
+// command starts in about 0.4 s and 70 MB instead of loading some thousand
+// modules one by one (1.2 s, 120 MB). better-sqlite3 (a native addon) stays
+// a dependency; the reference page (3 MB of script) is a chunk loaded on
+// first use. Nothing is bundled at run time.
+import * as esbuild from "esbuild"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const packageRoot = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
+
+await esbuild.build({
+  absWorkingDir: packageRoot,
+  entryPoints: { "animal-store": "dist/bin.js" },
+  outdir: "dist/cli",
+  bundle: true,
+  splitting: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  external: ["better-sqlite3"],
+  banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" },
+  chunkNames: "chunks/[name]-[hash]",
+  logLevel: "warning"
+})
