@@ -53,9 +53,9 @@ export const start = (options: TestServerOptions) =>
     const listening = Layer.scoped(
       HttpServer.HttpServer,
       Effect.flatMap(
-        HttpAdapter.makeNodeListener({ accessLog: false, ...options.adapter }),
-        (listener) =>
-          NodeHttpServer.make(() => NodeServer.make(options.limits).on("request", listener), { host: "127.0.0.1", port: 0 })
+        HttpAdapter.makeNodeListeners({ accessLog: false, ...options.adapter }),
+        (listeners) =>
+          NodeHttpServer.make(() => NodeServer.make(options.limits, listeners), { host: "127.0.0.1", port: 0 })
       )
     )
     const context = yield* Layer.build(
