@@ -23,8 +23,12 @@ const writeRateLimit = (
   into["x-ratelimit-remaining"] = String(reported.remaining)
   into["x-ratelimit-reset"] = String(reported.reset)
   into["ratelimit-policy"] = windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(", ")
+  // While banned, every window resets when the ban ends: `t` is `Retry-After` exactly.
+  const banned = decision.outcome === "Banned" ? decision.retryAfter : undefined
   into["ratelimit"] = windows
-    .map((w) => `"${w.name}";r=${w.remaining};t=${Math.max(0, Math.ceil(w.reset - nowMillis / 1000))}`)
+    .map((w) =>
+      `"${w.name}";r=${w.remaining};t=${banned ?? Math.max(0, Math.ceil(w.reset - nowMillis / 1000))}`
+    )
     .join(", ")
   return into
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { Effect } from "effect"
 import * as OpenApiDocument from "../src/OpenApiDocument.js"
+import * as DocumentValidator from "./support/DocumentValidator.js"
 
 const servers = { production: "https://api.example.com/v1", staging: "https://staging.example.com/v1" }
 const spec = OpenApiDocument.make(servers) as unknown as Record<string, any>
@@ -92,5 +93,37 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(operation("getPet").responses["200"].headers)).toEqual(
       expect.arrayContaining(["Deprecation", "Sunset", "Link"])
     )
+  })
+})
+
+describe("the validator of responses against the document (used by every end-to-end test)", () => {
+  const validate = DocumentValidator.make(spec)
+  const rateLimit = {
+    "x-ratelimit-limit": "60",
+    "x-ratelimit-remaining": "59",
+    "x-ratelimit-reset": "1795258140",
+    "ratelimit-policy": "\"minute\";q=60;w=60",
+    "ratelimit": "\"minute\";r=59;t=29"
+  }
+  const response = (status: number, headers: Record<string, string>, body: string) =>
+    [new Response(status === 204 ? null : body, { status, headers: { "content-type": "application/json", ...headers } }), body] as const
+  const pet = { id: 1, name: "Rex", categoryId: 1, status: "available" }
+
+  it("accepts responses as documented", () => {
+    expect(validate("GET", "/v1/pets", ...response(200, rateLimit, JSON.stringify([pet])))).toEqual([])
+    expect(validate("POST", "/v1/pets", ...response(201, { ...rateLimit, location: "/v1/pets/1" }, JSON.stringify(pet))))
+      .toEqual([])
+    expect(validate("DELETE", "/v1/pets", ...response(405, { allow: "GET" }, JSON.stringify({ code: "method_not_allowed", message: "x", status: 405 }))))
+      .toEqual([])
+  })
+
+  it("reports an undocumented status, a body off its schema, and a missing or malformed header", () => {
+    expect(validate("GET", "/v1/pets", ...response(418, rateLimit, "[]"))[0]).toMatch(/status 418 is not documented/)
+    expect(validate("GET", "/v1/pets", ...response(200, rateLimit, JSON.stringify([{ ...pet, id: "1" }])))[0]).toMatch(/body/)
+    expect(validate("GET", "/v1/pets/1", ...response(200, rateLimit, JSON.stringify(pet))).join("\n")).toMatch(/Deprecation is missing/)
+    expect(validate("POST", "/v1/pets", ...response(201, rateLimit, JSON.stringify(pet)))[0]).toMatch(/Location is missing/)
+    expect(validate("GET", "/v1/pets", ...response(200, { ...rateLimit, "x-ratelimit-limit": "many" }, "[]"))[0])
+      .toMatch(/X-RateLimit-Limit/)
+    expect(validate("GET", "/v1/nothing", ...response(404, {}, JSON.stringify({ code: "nope" })))[0]).toMatch(/body/)
   })
 })
