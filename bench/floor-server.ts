@@ -20,7 +20,7 @@
  *   node --import tsx bench/floor-server.ts --port 8081 --db floor.db [--anonymous-per-minute N]
  *   FLOOR_API_KEYS=<key>:enterprise:<perMinute>:<perDay>,...
  */
-import { createHash, randomBytes } from "node:crypto"
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import * as Http from "node:http"
 import { parseArgs } from "node:util"
 import { floorSql, openRaw } from "./rawSqlite.js"
@@ -217,12 +217,25 @@ const positiveId = (text: string): number | undefined => {
   const n = Number(text)
   return Number.isSafeInteger(n) && n >= 1 ? n : undefined
 }
-const cursorPrefix = "p1."
-const decodeCursor = (cursor: string): number | undefined =>
-  cursor.startsWith(cursorPrefix)
-    ? positiveId(Buffer.from(cursor.slice(cursorPrefix.length), "base64url").toString("utf8"))
-    : undefined
-const encodeCursor = (id: number) => cursorPrefix + Buffer.from(String(id)).toString("base64url")
+// Cursors sealed as the standalone server seals them (HMAC-SHA256 over the status and the id, with
+// the secret of ANIMAL_STORE_CURSOR_SECRET), so both servers do the same work and accept the same cursors.
+const cursorSecret = process.env["ANIMAL_STORE_CURSOR_SECRET"] ?? randomBytes(32).toString("hex")
+const cursorPattern = /^c1\.([A-Za-z0-9_-]{1,28})\.([A-Za-z0-9_-]{22})$/
+const sealOf = (status: string | null, encodedId: string) =>
+  createHmac("sha256", cursorSecret).update(`listPets\u0000${status ?? ""}\u0000${encodedId}`).digest().subarray(0, 16)
+    .toString("base64url")
+const decodeCursor = (cursor: string, status: string | null): number | undefined => {
+  const match = cursorPattern.exec(cursor)
+  if (match === null) return undefined
+  const expected = Buffer.from(sealOf(status, match[1]!))
+  const given = Buffer.from(match[2]!)
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined
+  return positiveId(Buffer.from(match[1]!, "base64url").toString("latin1"))
+}
+const encodeCursor = (id: number, status: string | null) => {
+  const encodedId = Buffer.from(String(id)).toString("base64url")
+  return `c1.${encodedId}.${sealOf(status, encodedId)}`
+}
 
 const sunset = Date.UTC(2030, 11, 5)
 const deprecationHeaders = {
@@ -242,7 +255,7 @@ const listPets = (res: Http.ServerResponse, query: URLSearchParams, headers: Rec
   if (status !== null && !statusValues.has(status)) {
     return sendError(res, 400, "invalid_request", "Invalid query: status must be one of available, pending, sold", headers)
   }
-  const afterId = cursor === null ? 0 : decodeCursor(cursor)
+  const afterId = cursor === null ? 0 : decodeCursor(cursor, status)
   if (afterId === undefined) return sendError(res, 400, "invalid_request", "Invalid query: cursor is not a valid cursor", headers)
   const rows = (status === null ? listAll.all(afterId, limit + 1) : listByStatus.all(status, afterId, limit + 1)) as Array<
     { readonly id: number }
@@ -252,7 +265,7 @@ const listPets = (res: Http.ServerResponse, query: URLSearchParams, headers: Rec
     const next = new URLSearchParams()
     if (limitText !== null) next.set("limit", limitText)
     if (status !== null) next.set("status", status)
-    next.set("cursor", encodeCursor(rows[limit - 1]!.id))
+    next.set("cursor", encodeCursor(rows[limit - 1]!.id, status))
     headers = { ...headers, link: `</v1/pets?${next.toString()}>; rel="next"` }
   }
   send(res, 200, headers, rows)

@@ -18,7 +18,10 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { fillSqlite, random } from "./dataset.js"
 import type { HttpScenario, LoadLine, LoadPlan, LoadResult, Server } from "./httpScenarios.js"
-import { httpScenarios } from "./httpScenarios.js"
+import { httpScenarios, statuses } from "./httpScenarios.js"
+
+/** The secret both servers seal listing cursors with (the plan's cursors are sealed with it). */
+const cursorSecret = randomBytes(32).toString("hex")
 
 export interface HttpOptions {
   readonly pets: number
@@ -201,7 +204,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       "off",
       "--anonymous-per-minute",
       String(unlimited)
-    ], serverCore, { ANIMAL_STORE_API_KEYS: keyEntry })
+    ], serverCore, { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret })
     started.push(ours)
     const floor = start([
       "node",
@@ -214,7 +217,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       floorDb,
       "--anonymous-per-minute",
       String(unlimited)
-    ], serverCore, { FLOOR_API_KEYS: keyEntry })
+    ], serverCore, { FLOOR_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret })
     started.push(floor)
     const urls: Record<Server, string> = {
       ours: `http://127.0.0.1:${oursPort}`,
@@ -224,14 +227,20 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
     await waitReady("The floor server", floor, `${urls.floor}/v1/pets`)
 
     const next = random(options.pets)
+    const cursors = ListPetsQuery.makeCursors(cursorSecret)
     const plan: LoadPlan = {
       connections: options.connections,
       warmupSeconds: options.warmupSeconds,
       seconds: options.seconds,
       key,
+      // sealed with the secret both servers are given; the n-th is for the listing of statuses[n % 3]
       cursors: Array.from(
         { length: 1024 },
-        () => ListPetsQuery.encodeCursor(Pet.PetId.make(1 + Math.floor(next() * options.pets * 0.9)))
+        () => cursors.seal(undefined, Pet.PetId.make(1 + Math.floor(next() * options.pets * 0.9)))
+      ),
+      statusCursors: Array.from(
+        { length: 1024 },
+        (_, n) => cursors.seal(statuses[n % statuses.length], Pet.PetId.make(1 + Math.floor(next() * options.pets * 0.9)))
       ),
       ids: Array.from({ length: 1024 }, () => 1 + Math.floor(next() * options.pets)),
       runs: Array.from({ length: options.rounds }, (_, round) =>

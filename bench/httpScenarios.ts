@@ -29,8 +29,10 @@ export interface LoadPlan {
   readonly warmupSeconds: number
   readonly seconds: number
   readonly key: string
-  /** Cursors spread over the table, used in turn by the listing scenarios. */
+  /** Cursors spread over the table, of the unfiltered listing, used in turn. */
   readonly cursors: ReadonlyArray<string>
+  /** The same, the n-th of the listing of `statuses[n % 3]`. */
+  readonly statusCursors: ReadonlyArray<string>
   /** Existing ids, used in turn by `getPet`. */
   readonly ids: ReadonlyArray<number>
   /** `warmUp`: a warm-up run of `warmupSeconds` comes first (the first round of each server and scenario). */
@@ -65,7 +67,8 @@ interface Request {
   readonly setupRequest?: (request: { path: string }) => { path: string }
 }
 
-const statuses = ["available", "pending", "sold"] as const
+/** The statuses the status listing goes through, in turn. */
+export const statuses = ["available", "pending", "sold"] as const
 
 /** The autocannon request of a scenario: paths vary per request, in turn through the plan's cursors and ids. */
 export const requestOf = (scenario: HttpScenario, plan: LoadPlan): Request => {
@@ -85,10 +88,13 @@ export const requestOf = (scenario: HttpScenario, plan: LoadPlan): Request => {
         method: "GET",
         path: "/v1/pets?limit=100",
         headers: authorization,
-        setupRequest: (request) => ({
-          ...request,
-          path: `/v1/pets?status=${statuses[n % statuses.length]}&limit=100&cursor=${cursor()}`
-        })
+        setupRequest: (request) => {
+          const i = n++ % plan.statusCursors.length
+          return {
+            ...request,
+            path: `/v1/pets?status=${statuses[i % statuses.length]}&limit=100&cursor=${plan.statusCursors[i]}`
+          }
+        }
       }
     case "createPet":
       return {

@@ -36,6 +36,9 @@ export interface SizeInfo {
 
 const inputs = 4096
 
+/** The secret cursors are sealed with (given to `PetOperations`). */
+const cursorSecret = "bench-cursor-secret-0000000000000000"
+
 const runOrThrow = <A>(effect: Effect.Effect<A, unknown>): A => {
   const exit = Effect.runSyncExit(effect)
   if (exit._tag === "Failure") throw new Error(`Operation failed: ${String(exit.cause)}`)
@@ -52,11 +55,17 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
   const next = random(pets)
   // Cursors anywhere in the first 90% of the table, so every page is full.
   const afterIds = Array.from({ length: inputs }, () => Math.floor(next() * pets * 0.9))
-  const cursors = afterIds.map((id) => id === 0 ? undefined : ListPetsQuery.encodeCursor(Pet.PetId.make(id)))
+  const sealing = ListPetsQuery.makeCursors(cursorSecret)
+  const cursors = afterIds.map((id) => id === 0 ? undefined : sealing.seal(undefined, Pet.PetId.make(id)))
+  const statusCursors = new Map(
+    statuses.map((status) =>
+      [status, afterIds.map((id) => id === 0 ? undefined : sealing.seal(status, Pet.PetId.make(id)))] as const
+    )
+  )
   const ids = Array.from({ length: inputs }, () => 1 + Math.floor(next() * pets))
   const statusOf = (i: number) => statuses[i % statuses.length]!
-  const query = (i: number, extra: object) => {
-    const cursor = cursors[i % inputs]
+  const query = (i: number, extra: { readonly limit: number; readonly status?: Pet.PetStatus }) => {
+    const cursor = (extra.status === undefined ? cursors : statusCursors.get(extra.status)!)[i % inputs]
     return cursor === undefined ? extra : { ...extra, cursor }
   }
   const body = { name: "Bench pet", categoryId: 7, status: "pending" }
@@ -114,7 +123,9 @@ const checkSame = (scenario: Scenario, ours: PetOperations.PetOperationsService,
 }
 
 const opsOf = (store: Layer.Layer<SqliteStore.Ports, unknown>) =>
-  ManagedRuntime.make(PetOperations.layer.pipe(Layer.provideMerge(store)))
+  ManagedRuntime.make(
+    PetOperations.layer.pipe(Layer.provideMerge(store), Layer.provide(ListPetsQuery.layerCursorSecret(cursorSecret)))
+  )
 
 const seconds = (start: number) => (performance.now() - start) / 1000
 

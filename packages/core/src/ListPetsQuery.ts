@@ -1,10 +1,14 @@
 /**
  * The query of `listPets`: `limit` (1 to 100, default 20), an optional `status`
- * filter and an opaque `cursor` that continues a listing.
+ * filter and an opaque `cursor` that continues a listing. A cursor is sealed
+ * (HMAC-SHA256 with the `CursorSecret`) for the `status` it was issued for:
+ * an altered, forged or foreign cursor, or one used with another `status`,
+ * is an invalid request.
  *
  * @since 1.0.0
  */
-import { Either, Encoding, ParseResult, Schema } from "effect"
+import { Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import type { Pet } from "./Pet.js"
 import { PetId, PetStatus } from "./Pet.js"
 import { IntFromString, NumberOrIntString } from "./internal/schemas.js"
@@ -34,37 +38,115 @@ export const Limit = Schema.Number.pipe(
   })
 )
 
-const cursorPrefix = "p1."
-
-const decodeCursorId = Schema.decodeUnknownEither(Schema.compose(IntFromString, PetId))
+/**
+ * The text form of a cursor: `c1.`, the base64url id it continues after, `.`
+ * and the base64url of the first 16 bytes of its HMAC-SHA256.
+ */
+const cursorPattern = /^c1\.([A-Za-z0-9_-]{1,28})\.([A-Za-z0-9_-]{22})$/
 
 /**
- * The opaque continuation token of a listing. It stands for "after this id".
+ * The opaque continuation token of a listing, as sent: its shape only. Its
+ * seal (which listing issued it, and that it was not altered) is checked by
+ * `Cursors.open` with the listing's `status`.
  *
  * @since 1.0.0
  * @category schemas
  */
-export const Cursor = Schema.transformOrFail(Schema.String, PetId, {
-  strict: true,
-  decode: (s, _, ast) => {
-    const text = s.startsWith(cursorPrefix)
-      ? Either.getOrElse(Encoding.decodeBase64UrlString(s.slice(cursorPrefix.length)), () => "")
-      : ""
-    return Either.match(decodeCursorId(text), {
-      onLeft: () => ParseResult.fail(new ParseResult.Type(ast, s, "is not a valid cursor")),
-      onRight: ParseResult.succeed
-    })
-  },
-  encode: (id) => ParseResult.succeed(cursorPrefix + Encoding.encodeBase64Url(String(id)))
-}).annotations({ identifier: "Cursor", description: "Opaque token from a previous page's next link" })
+export const Cursor = Schema.String.pipe(
+  Schema.filter((s) => cursorPattern.test(s) || "is not a valid cursor", {
+    identifier: "Cursor",
+    description: "Opaque token from a previous page's next link",
+    jsonSchema: { type: "string" }
+  })
+)
 
 /**
- * The opaque cursor that continues a listing after `id`.
+ * The secret cursors are sealed with (HMAC-SHA256 key, at least 32 bytes of
+ * entropy are advised). Every process that shares a store must have the same
+ * secret for a cursor issued by one to be accepted by another, and across
+ * restarts; without this service each `PetOperations` seals with a random
+ * secret of its own (see the README, "Cursors").
+ *
+ * @since 1.0.0
+ * @category tags
+ */
+export class CursorSecret extends Context.Tag("@animal-store/core/CursorSecret")<
+  CursorSecret,
+  Redacted.Redacted<string>
+>() {}
+
+/**
+ * A layer of the cursor secret `secret`.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerCursorSecret = (secret: string | Redacted.Redacted<string>): Layer.Layer<CursorSecret> =>
+  Layer.succeed(CursorSecret, Redacted.isRedacted(secret) ? secret : Redacted.make(secret))
+
+/**
+ * Seals and opens the cursors of listings with one secret.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Cursors {
+  /** The cursor that continues the listing of `status` (all when undefined) after `afterId`. */
+  readonly seal: (status: PetStatus | undefined, afterId: PetId) => string
+  /**
+   * The id a cursor continues after, when it was sealed with this secret for
+   * the listing of `status`; `undefined` for an altered, foreign or
+   * malformed cursor, or one of another `status`.
+   */
+  readonly open: (cursor: string, status: PetStatus | undefined) => PetId | undefined
+}
+
+const decodeCursorId = Schema.decodeUnknownEither(Schema.compose(IntFromString, PetId))
+
+/**
+ * The cursors sealed with `secret`: HMAC-SHA256 over the listing's `status`
+ * and the id, so a cursor cannot be forged, altered, or used with another
+ * `status`.
  *
  * @since 1.0.0
  * @category constructors
  */
-export const encodeCursor: (id: PetId) => string = Schema.encodeSync(Cursor)
+export const makeCursors = (secret: string | Uint8Array): Cursors => {
+  // The seal covers the id as written, so no other spelling of it is accepted.
+  const tag = (status: PetStatus | undefined, encodedId: string): string =>
+    createHmac("sha256", secret).update(`listPets\u0000${status ?? ""}\u0000${encodedId}`).digest().subarray(0, 16)
+      .toString("base64url")
+  return {
+    seal: (status, afterId) => {
+      const encodedId = Buffer.from(String(afterId)).toString("base64url")
+      return `c1.${encodedId}.${tag(status, encodedId)}`
+    },
+    open: (cursor, status) => {
+      const match = cursorPattern.exec(cursor)
+      if (match === null) return undefined
+      const id = Buffer.from(match[1]!, "base64url").toString("latin1")
+      const expected = Buffer.from(tag(status, match[1]!))
+      const given = Buffer.from(match[2]!)
+      if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined
+      return Either.getOrUndefined(decodeCursorId(id))
+    }
+  }
+}
+
+/**
+ * The cursors of the `CursorSecret` in the context, or of a random secret
+ * of this process when there is none.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const cursors: Effect.Effect<Cursors> = Effect.map(
+  Effect.serviceOption(CursorSecret),
+  Option.match({
+    onNone: () => makeCursors(randomBytes(32)),
+    onSome: (secret) => makeCursors(Redacted.value(secret))
+  })
+)
 
 /**
  * A `limit` as a number or, from a query string, a decimal string.

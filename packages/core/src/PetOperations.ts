@@ -4,7 +4,8 @@
  * so every adapter validates the same way.
  *
  * These are the trusted calls: no credential, no rate limit. For calls on
- * behalf of a client, see `GuardedPetOperations`.
+ * behalf of a client, see `GuardedPetOperations`. Cursors are sealed with the
+ * `ListPetsQuery.CursorSecret` of the context (a random one when absent).
  *
  * @since 1.0.0
  */
@@ -15,7 +16,7 @@ import * as Idempotency from "./Idempotency.js"
 import type { IdempotentCreateOutcome } from "./IdempotencyStore.js"
 import { IdempotencyStore } from "./IdempotencyStore.js"
 import type { PetPage } from "./ListPetsQuery.js"
-import { encodeCursor, ListPetsQuery } from "./ListPetsQuery.js"
+import { cursors as makeCursors, ListPetsQuery } from "./ListPetsQuery.js"
 import type { Pet, PetId } from "./Pet.js"
 import { defaultStatus, NewPet, PetIdInput, PetStatus } from "./Pet.js"
 import { PetRepository } from "./PetRepository.js"
@@ -129,6 +130,9 @@ const withDefaultStatus = ({ categoryId, name, status = defaultStatus }: typeof 
 const decodeNewPet = (body: unknown): Effect.Effect<NewPet, InvalidRequest> =>
   Effect.map(decodeNewPetFields(body), withDefaultStatus)
 
+const foreignCursor = () =>
+  invalidRequest("query", [{ path: "cursor", message: "is not a cursor of this listing (altered, or issued for another status)" }])
+
 // `id` is a decoded `PetId`: no need to validate it again.
 const makeNotFound = (id: PetId) => new PetNotFound({ id }, true)
 
@@ -197,16 +201,22 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
       ? Effect.map(Effect.flatMap(decodeNewPet(body), repository.insert), created)
       : createKeyed(body, options.idempotencyKey, options.idempotencyScope ?? "")
 
+  const cursors = yield* makeCursors
   return {
     listPets: (input) =>
       Effect.gen(function*() {
         const query = yield* decodeQuery(input)
-        const found = yield* repository.list({ status: query.status, afterId: query.cursor, limit: query.limit + 1 })
+        let afterId: PetId | undefined
+        if (query.cursor !== undefined) {
+          afterId = cursors.open(query.cursor, query.status)
+          if (afterId === undefined) return yield* Effect.fail(foreignCursor())
+        }
+        const found = yield* repository.list({ status: query.status, afterId, limit: query.limit + 1 })
         const pets = found.length > query.limit ? found.slice(0, query.limit) : found
         const last = pets[pets.length - 1]
         return {
           pets,
-          nextCursor: found.length > query.limit && last !== undefined ? encodeCursor(last.id) : undefined
+          nextCursor: found.length > query.limit && last !== undefined ? cursors.seal(query.status, last.id) : undefined
         }
       }),
     createPet: ((body: unknown, options?: CreatePetOptions): Effect.Effect<Pet, CreatePetError> =>

@@ -48,10 +48,15 @@ describe("ban", () => {
           }
           const banned = yield* check
           expect([banned.outcome, banned.retryAfter]).toEqual(["Banned", banSeconds])
+          // the headers agree with Retry-After: nothing left until the ban ends
+          const banEnd = Math.ceil((now + banSeconds * 1000) / 1000)
+          expect(banned.reported).toMatchObject({ remaining: 0, reset: banEnd })
+          expect(banned.windows.map((w) => [w.remaining, w.reset])).toEqual([[0, banEnd], [0, banEnd]])
 
           yield* TestClock.setTime(now + banSeconds * 1000 - 1)
           const last = yield* check
           expect([last.outcome, last.retryAfter]).toEqual(["Banned", 1])
+          expect(last.reported).toMatchObject({ remaining: 0, reset: banEnd })
 
           yield* TestClock.setTime(now + banSeconds * 1000)
           const after = yield* check

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import * as fc from "effect/FastCheck"
 import type { InvalidRequest } from "../src/ApiError.js"
 import type { PetPage } from "../src/ListPetsQuery.js"
+import * as ListPetsQuery from "../src/ListPetsQuery.js"
 import { maxLimit } from "../src/ListPetsQuery.js"
 import type { Pet, PetStatus } from "../src/Pet.js"
 import * as PetOperations from "../src/PetOperations.js"
@@ -162,6 +163,60 @@ describe("listPets", () => {
         expectInvalid(yield* Effect.flip(listPets({ cursor })), "cursor")
       }).pipe(runWithPets([]))
   )
+
+  it.prop(
+    "a cursor is bound to its status and cannot be altered or forged",
+    {
+      pets: stored,
+      statuses: fc.tuple(fc.option(Arbitraries.status, { nil: undefined }), fc.option(Arbitraries.status, { nil: undefined }))
+        .filter(([a, b]) => a !== b),
+      flip: fc.nat(),
+      guess: fc.integer({ min: 1, max: 200 })
+    },
+    ({ flip, guess, pets, statuses: [issuedFor, usedWith] }) =>
+      Effect.gen(function*() {
+        const all = yield* listPets({ limit: 100 })
+        const [first] = all.pets
+        const withStatus = (status: PetStatus | undefined) => (status === undefined ? {} : { status })
+        // a cursor of the listing `issuedFor`, whether or not it has more animals
+        const operations = yield* PetOperations.PetOperations
+        const page = yield* operations.listPets({ limit: 1, ...withStatus(issuedFor) })
+        if (page.nextCursor !== undefined) {
+          const cursor = page.nextCursor
+          expect((yield* listPets({ limit: 1, cursor, ...withStatus(issuedFor) })).pets).toHaveLength(1)
+          expectInvalid(yield* Effect.flip(listPets({ cursor, ...withStatus(usedWith) })), "cursor")
+          const at = 3 + (flip % (cursor.length - 3))
+          const altered = cursor.slice(0, at) + (cursor[at] === "A" ? "B" : "A") + cursor.slice(at + 1)
+          expectInvalid(yield* Effect.flip(listPets({ cursor: altered, ...withStatus(issuedFor) })), "cursor")
+        }
+        // the old guessable form, and the shape of a cursor with a guessed seal
+        const id = Buffer.from(String(first?.id ?? guess)).toString("base64url")
+        for (const forged of [`p1.${id}`, `c1.${id}.${"A".repeat(22)}`]) {
+          expectInvalid(yield* Effect.flip(listPets({ cursor: forged, ...withStatus(issuedFor) })), "cursor")
+        }
+      }).pipe(runWithPets(pets))
+  )
+
+  it.effect("cursors sealed with one secret open with the same secret only (processes sharing a store)", () =>
+    Effect.sync(() => {
+      const a = ListPetsQuery.makeCursors("secret-shared-by-every-process-0001")
+      const b = ListPetsQuery.makeCursors("secret-shared-by-every-process-0001")
+      const other = ListPetsQuery.makeCursors("another-secret-00000000000000000000")
+      const cursor = a.seal("sold", 42 as Pet["id"])
+      expect(b.open(cursor, "sold")).toBe(42)
+      expect(b.open(cursor, undefined)).toBeUndefined()
+      expect(other.open(cursor, "sold")).toBeUndefined()
+    }))
+
+  it.effect("the CursorSecret of the context seals the cursors of PetOperations", () =>
+    Effect.gen(function*() {
+      const secret = "configured-cursor-secret-0000000000"
+      const cursors = yield* Effect.provide(ListPetsQuery.cursors, ListPetsQuery.layerCursorSecret(secret))
+      const cursor = ListPetsQuery.makeCursors(secret).seal(undefined, 7 as Pet["id"])
+      expect(cursors.open(cursor, undefined)).toBe(7)
+      const random = yield* ListPetsQuery.cursors
+      expect(random.open(cursor, undefined)).toBeUndefined()
+    }))
 
   it.prop(
     "unknown query parameters are ignored",

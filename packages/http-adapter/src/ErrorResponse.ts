@@ -95,6 +95,16 @@ const fromFailure = (failure: Failure): HttpExchange.Response => {
 const unauthorizedResponses = new WeakMap<Failure, HttpExchange.Response>()
 
 /**
+ * The response to a request that is not valid HTTP: 400 `invalid_request`
+ * with `message`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const invalidHttp = (message: string): HttpExchange.Response =>
+  HttpExchange.json(ApiError.makeBody("invalid_request", message), { status: 400 })
+
+/**
  * The response to a defect (a bug): a 500 that discloses nothing.
  *
  * @since 1.0.0

@@ -1,8 +1,9 @@
 /**
  * The HTTP+JSON interface (`RequestHandler`) bound to its hosts:
  *
- * - a Node http server: `makeNodeListener`, a `(request, response)` listener
- *   (the standalone server's);
+ * - a Node http server: `makeNodeListeners`, the listeners of its `request`,
+ *   `checkContinue` and `clientError` events (the standalone server's; with
+ *   `NodeServer.make`), or `makeNodeListener`, the `request` listener alone;
  * - every host of web-standard requests (Node, Hono, Bun, Deno):
  *   `toWebHandler`, a handler `(Request) => Promise<Response>`;
  * - an Effect `HttpServer`: `layer`.
@@ -17,10 +18,12 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Stream } from "effect"
 import { Effect, Exit, Layer, ManagedRuntime, Option, Runtime } from "effect"
-import type * as Http from "node:http"
+import * as Http from "node:http"
 import { Readable } from "node:stream"
+import type { Duplex } from "node:stream"
 import * as ErrorResponse from "./ErrorResponse.js"
 import type * as HttpExchange from "./HttpExchange.js"
+import type * as NodeServer from "./NodeServer.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestHandler from "./RequestHandler.js"
 
@@ -41,11 +44,14 @@ export type Requirements = RequestHandler.Requirements
 /** The head of a response as Node writes it: its headers and its `Content-Length` (no chunked encoding). */
 const nodeHeaders = (response: HttpExchange.Response): Http.OutgoingHttpHeaders => {
   const headers: Http.OutgoingHttpHeaders = Object.assign({}, response.headers)
-  headers["content-length"] = Buffer.byteLength(response.body)
+  if (response.status !== 204 && response.status !== 304) headers["content-length"] = Buffer.byteLength(response.body)
   return headers
 }
 
-/** Writes the response in one go; nothing when the client is gone; a 500 if Node refuses a header. */
+/**
+ * Writes the response in one go; nothing when the client is gone; a 500 if
+ * Node refuses a header. Node sends no body for `HEAD`.
+ */
 const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response>): void => {
   if (to.headersSent || to.destroyed) return
   const response = Exit.isSuccess(exit) ? exit.value : ErrorResponse.internalError
@@ -59,10 +65,126 @@ const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Respons
   to.end(response.body)
 }
 
+/** `http://host:port` of the local end of a connection. */
+const localOriginOf = (socket: { readonly localAddress?: string | undefined; readonly localPort?: number | undefined }) =>
+(): string | undefined => {
+  const address = socket.localAddress
+  if (address === undefined || socket.localPort === undefined) return undefined
+  const host = address.startsWith("::ffff:") && address.includes(".")
+    ? address.slice("::ffff:".length)
+    : address.includes(":")
+    ? `[${address}]`
+    : address
+  return `http://${host}:${socket.localPort}`
+}
+
 /**
- * The API as a listener of Node http's `request` event. A request runs on
- * the runtime of the effect that made the listener; its body is read from
- * the Node request directly.
+ * The listeners of a Node http server's events, to attach with
+ * `NodeServer.make(limits, listeners)`.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type NodeListeners = NodeServer.Listeners
+
+const tokenChars = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/** The request line of a rejected request, when it is well-formed (an unknown method). */
+const requestLineOf = (error: NodeJS.ErrnoException & { rawPacket?: Buffer }) => {
+  if (error.code !== "HPE_INVALID_METHOD" || !Buffer.isBuffer(error.rawPacket)) return undefined
+  const packet = error.rawPacket.subarray(0, 8_192).toString("latin1")
+  const end = packet.indexOf("\r\n")
+  if (end === -1) return undefined
+  const [method, target, version, ...rest] = packet.slice(0, end).split(" ")
+  return method !== undefined && target !== undefined && rest.length === 0 && tokenChars.test(method) &&
+      /^HTTP\/1\.[01]$/.test(version ?? "") && /^[\x21-\x7e]+$/.test(target)
+    ? { method, target }
+    : undefined
+}
+
+const reasonOf = (error: NodeJS.ErrnoException): RequestHandler.Rejection["reason"] =>
+  error.code === "HPE_HEADER_OVERFLOW"
+    ? "headers_too_large"
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+    ? "timeout"
+    : "malformed"
+
+/** A response written on the socket by hand: the parser is gone. */
+const rawResponse = (response: HttpExchange.Response): Buffer => {
+  const body = typeof response.body === "string" ? Buffer.from(response.body) : Buffer.from(response.body)
+  let head = `HTTP/1.1 ${response.status} ${Http.STATUS_CODES[response.status] ?? ""}\r\n`
+  for (const name in response.headers) {
+    if (name !== "content-length") head += `${name}: ${response.headers[name]}\r\n`
+  }
+  head += `content-length: ${body.length}\r\n\r\n`
+  return Buffer.concat([Buffer.from(head, "latin1"), body])
+}
+
+/**
+ * The API as the listeners of a Node http server: `request`,
+ * `checkContinue` (a request with `Expect: 100-continue` gets `100 Continue`
+ * only when its body is about to be read, so one that is refused first, 401,
+ * 413, 415 or 429, gets the refusal instead) and `clientError` (a request
+ * the parser rejects is admitted in its client address's bucket and answered
+ * with the rate-limit headers; an unknown method on a known path is a 405
+ * with `Allow`). Requests run on the runtime of the effect that made the
+ * listeners; bodies are read from the Node request directly.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListeners, never, Requirements> =>
+  Effect.gen(function*() {
+    const { handle, reject } = yield* RequestHandler.makeHandlers(options)
+    const runCallback = Runtime.runCallback(yield* Effect.runtime<Requirements>())
+    const serve = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean) => {
+      const read = RequestBody.fromNode(request)
+      runCallback(
+        handle({
+          method: request.method ?? "GET",
+          url: request.url ?? "/",
+          headers: request.headers,
+          remoteAddress: request.socket.remoteAddress,
+          localOrigin: localOriginOf(request.socket),
+          body: expectsContinue
+            ? (maxBytes) =>
+              Effect.suspend(() => {
+                if (!response.headersSent) response.writeContinue()
+                return read(maxBytes)
+              })
+            : read
+        }),
+        { onExit: (exit) => writeNode(response, exit) }
+      )
+    }
+    return {
+      request: (request, response) => serve(request, response, false),
+      checkContinue: (request, response) => serve(request, response, true),
+      clientError: (error: NodeJS.ErrnoException, socket: Duplex) => {
+        const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+        if (error.code === "ECONNRESET" || !socket.writable || pending?.headersSent === true) {
+          socket.destroy()
+          return
+        }
+        const remoteAddress = (socket as Duplex & { remoteAddress?: string }).remoteAddress
+        runCallback(reject({ remoteAddress, reason: reasonOf(error), requestLine: requestLineOf(error) }), {
+          onExit: (exit) => {
+            if (!socket.writable || Exit.isFailure(exit)) {
+              socket.destroy()
+              return
+            }
+            socket.end(rawResponse(exit.value))
+          }
+        })
+      }
+    }
+  })
+
+/**
+ * The API as a listener of Node http's `request` event alone (see
+ * `makeNodeListeners` for the other events). A request runs on the runtime
+ * of the effect that made the listener; its body is read from the Node
+ * request directly.
  *
  * @since 1.0.0
  * @category constructors
@@ -70,22 +192,7 @@ const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Respons
 export const makeNodeListener = (
   options?: Options
 ): Effect.Effect<(request: Http.IncomingMessage, response: Http.ServerResponse) => void, never, Requirements> =>
-  Effect.gen(function*() {
-    const handle = yield* RequestHandler.make(options)
-    const runCallback = Runtime.runCallback(yield* Effect.runtime<Requirements>())
-    return (request, response) => {
-      runCallback(
-        handle({
-          method: request.method ?? "GET",
-          url: request.url ?? "/",
-          headers: request.headers,
-          remoteAddress: request.socket.remoteAddress,
-          body: RequestBody.fromNode(request)
-        }),
-        { onExit: (exit) => writeNode(response, exit) }
-      )
-    }
-  })
+  Effect.map(makeNodeListeners(options), (listeners) => listeners.request)
 
 const pathAndQuery = (url: string): string => {
   if (url.startsWith("/")) return url
@@ -93,13 +200,17 @@ const pathAndQuery = (url: string): string => {
   return parsed.pathname + parsed.search
 }
 
-const fromServerRequest = (request: HttpServerRequest.HttpServerRequest): HttpExchange.Request => {
+const fromServerRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  localOrigin: () => string | undefined
+): HttpExchange.Request => {
   const node: unknown = request.source
   return {
     method: request.method,
     url: pathAndQuery(request.url),
     headers: request.headers,
     remoteAddress: Option.getOrUndefined(request.remoteAddress),
+    localOrigin,
     body: node instanceof Readable
       ? RequestBody.fromNode(node)
       : RequestBody.fromStream(request.stream as Stream.Stream<Uint8Array, unknown>)
@@ -114,12 +225,21 @@ const fromServerRequest = (request: HttpServerRequest.HttpServerRequest): HttpEx
  */
 export const layer = (options?: Options): Layer.Layer<never, never, HttpServer.HttpServer | Requirements> =>
   Layer.unwrapEffect(
-    Effect.map(RequestHandler.make(options), (handle) =>
-      HttpServer.serve(
+    Effect.gen(function*() {
+      const handle = yield* RequestHandler.make(options)
+      const { address } = yield* HttpServer.HttpServer
+      const origin = address._tag === "TcpAddress"
+        ? localOriginOf({ localAddress: address.hostname, localPort: address.port })
+        : () => undefined
+      return HttpServer.serve(
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          Effect.map(handle(fromServerRequest(request)), (response) =>
-            HttpServerResponse.raw(response.body, { status: response.status, headers: response.headers })))
-      ))
+          Effect.map(handle(fromServerRequest(request, origin)), (response) =>
+            HttpServerResponse.raw(request.method === "HEAD" ? "" : response.body, {
+              status: response.status,
+              headers: response.headers
+            })))
+      )
+    })
   )
 
 /**
@@ -149,9 +269,12 @@ export interface WebHandler {
   readonly dispose: () => Promise<void>
 }
 
-/** The web `Response`; a `HEAD` request's has no body. */
+/** The web `Response`; a `HEAD` request's, a 204's and a 304's have no body. */
 const toWeb = (response: HttpExchange.Response, method: string): Response =>
-  new Response(method === "HEAD" ? null : response.body, { status: response.status, headers: response.headers })
+  new Response(
+    method === "HEAD" || response.status === 204 || response.status === 304 ? null : response.body as string,
+    { status: response.status, headers: response.headers }
+  )
 
 /**
  * The API as a web-standard handler on `services`, built on the first
@@ -178,6 +301,7 @@ export const toWebHandler = <E>(
             url: pathAndQuery(request.url),
             headers: Object.fromEntries(request.headers),
             remoteAddress: client?.remoteAddress,
+            localOrigin: () => URL.canParse(request.url) ? new URL(request.url).origin : undefined,
             body: RequestBody.fromWeb(request.body)
           })),
           request.method

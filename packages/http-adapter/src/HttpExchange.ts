@@ -32,11 +32,19 @@ export interface Request {
   readonly headers: Headers
   /** The peer address of the connection, when the host knows it. */
   readonly remoteAddress: string | undefined
+  /**
+   * The origin the request was received on (`http://127.0.0.1:8080`), when
+   * the host knows it: the servers of the OpenAPI document when no base
+   * address is configured. Called only for the documents.
+   */
+  readonly localOrigin?: (() => string | undefined) | undefined
   readonly body: (maxBytes: number) => Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody>
 }
 
 /**
- * An outgoing response: a status, lower-case headers and a text body.
+ * An outgoing response: a status, lower-case headers and a body (text, or
+ * bytes for a compressed document). The body of a `HEAD` request's response
+ * is the `GET`'s; hosts do not send it.
  *
  * @since 1.0.0
  * @category models
@@ -44,7 +52,7 @@ export interface Request {
 export interface Response {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  readonly body: string
+  readonly body: string | Uint8Array
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
- * A hardened Node http server for the adapter's listener: a header size
+ * A hardened Node http server for the adapter's listeners: a header size
  * limit, a timeout for the headers and one for the whole request, and, for
- * requests Node cannot parse (headers too large, timed out, malformed), a 400
- * `Error` body instead of Node's bare answer. The body limit (64 KiB) is
- * `RequestBody`'s, enforced while streaming.
+ * requests Node cannot parse (headers too large, timed out, malformed), an
+ * `Error` body instead of Node's bare answer: with the adapter's listeners
+ * (`HttpAdapter.makeNodeListeners`) admitted in the client address's bucket
+ * and carrying the rate-limit headers; without them a plain 400. The body
+ * limit (64 KiB) is `RequestBody`'s, enforced while streaming.
  *
  * @since 1.0.0
  */
@@ -25,6 +27,19 @@ export interface ServerLimits {
   readonly headersTimeout: number
   /** Time to receive the whole request, in ms. */
   readonly requestTimeout: number
+}
+
+/**
+ * The listeners of the server's events, as `HttpAdapter.makeNodeListeners`
+ * makes them.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Listeners {
+  readonly request: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+  readonly checkContinue: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+  readonly clientError: (error: NodeJS.ErrnoException, socket: Duplex) => void
 }
 
 /**
@@ -62,13 +77,13 @@ const onClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
 
 /**
  * A Node http server with the limits, answering unparseable requests with
- * an `Error` body. Mount the adapter with
- * `server.on("request", yield* HttpAdapter.makeNodeListener())`.
+ * an `Error` body; with `listeners`, they serve every event. Mount the adapter
+ * with `NodeServer.make(limits, yield* HttpAdapter.makeNodeListeners(options))`.
  *
  * @since 1.0.0
  * @category constructors
  */
-export const make = (limits?: Partial<ServerLimits>): Http.Server => {
+export const make = (limits?: Partial<ServerLimits>, listeners?: Listeners): Http.Server => {
   const { headersTimeout, maxHeaderSize, requestTimeout } = { ...defaultLimits, ...limits }
   const server = Http.createServer({
     maxHeaderSize,
@@ -76,6 +91,12 @@ export const make = (limits?: Partial<ServerLimits>): Http.Server => {
     requestTimeout,
     connectionsCheckingInterval: Math.min(1_000, headersTimeout)
   })
-  server.on("clientError", onClientError)
+  if (listeners === undefined) {
+    server.on("clientError", onClientError)
+  } else {
+    server.on("request", listeners.request)
+    server.on("checkContinue", listeners.checkContinue)
+    server.on("clientError", listeners.clientError)
+  }
   return server
 }

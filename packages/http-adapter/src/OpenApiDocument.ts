@@ -20,7 +20,8 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Effect, Layer } from "effect"
 import * as HttpExchange from "./HttpExchange.js"
-import { docsPath, openApiPath, PetsApi } from "./PetsApi.js"
+import * as Representation from "./internal/representation.js"
+import { basePath, docsPath, openApiPath, PetsApi } from "./PetsApi.js"
 
 /**
  * The base addresses of the two environments, each ending in `/v1`.
@@ -34,7 +35,17 @@ export interface Servers {
 }
 
 /**
- * `http://localhost:8080/v1` for both, as decisions.md defaults them.
+ * The configured base addresses; one that is not configured is the address
+ * the request was received on (`http://<host>:<port>/v1`).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type ConfiguredServers = Partial<Servers>
+
+/**
+ * `http://localhost:8080/v1` for both: the servers of a document made
+ * without any (`make()`), when no listening address is known.
  *
  * @since 1.0.0
  * @category constants
@@ -44,9 +55,27 @@ export const defaultServers: Servers = {
   staging: "http://localhost:8080/v1"
 }
 
+/**
+ * The servers of the document: the configured ones, the others at
+ * `localOrigin` (else `defaultServers`).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const resolveServers = (configured: ConfiguredServers | undefined, localOrigin: string | undefined): Servers => {
+  const local = localOrigin === undefined ? undefined : `${localOrigin}${basePath}`
+  return {
+    production: configured?.production ?? local ?? defaultServers.production,
+    staging: configured?.staging ?? local ?? defaultServers.staging
+  }
+}
+
 type Json = Record<string, any>
 
 const header = (description: string, schema: Json): Json => ({ description, schema })
+
+/** The same header, required on the responses that always carry it. */
+const required = (name: string): Json => ({ ...headers[name], required: true })
 
 const headers: Json = {
   "X-RateLimit-Limit": header(
@@ -67,7 +96,9 @@ const headers: Json = {
   "WWW-Authenticate": header("`Bearer realm=\"animal-store\"`, with `error=\"invalid_token\"` when a key was sent.", {
     type: "string"
   }),
-  "Location": header("The path of the created animal, `/v1/pets/{id}`.", { type: "string" }),
+  "Location": header("The path of the created animal under the base address's path, `/v1/pets/{id}`.", {
+    type: "string"
+  }),
   "Idempotent-Replayed": header(
     "`true` when the response replays the first response to a request with the same `Idempotency-Key`; absent otherwise.",
     { type: "string", enum: ["true"] }
@@ -79,8 +110,6 @@ const headers: Json = {
     type: "string"
   })
 }
-
-const ref = (name: string): Json => ({ $ref: `#/components/headers/${name}` })
 
 const rateLimitHeaders = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"]
 
@@ -101,20 +130,26 @@ const descriptions: Record<string, string> = {
 
 const errorContent: Json = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } }
 
-const identifier: Json = { type: "integer", format: "int64", minimum: 1, maximum: Number.MAX_SAFE_INTEGER }
 const name: Json = { type: "string", minLength: 1, maxLength: 255, description: "1 to 255 characters, trimmed." }
 
+/**
+ * The headers of a response, inline (some code generators do not follow
+ * `$ref`s of headers), required when always sent.
+ */
 const responseHeaders = (operation: string, status: string): Json => {
-  const names = [...rateLimitHeaders]
-  if (status === "429") names.push("Retry-After")
-  if (status === "401") names.push("WWW-Authenticate")
-  if (operation === "createPet" && status === "201") names.push("Location", "Idempotent-Replayed")
-  if (operation === "listPets" && status === "200") names.push("Link")
-  const out: Json = Object.fromEntries(names.map((name) => [name, ref(name)]))
+  const out: Json = {}
+  for (const name of rateLimitHeaders) out[name] = required(name)
+  if (status === "429") out["Retry-After"] = required("Retry-After")
+  if (status === "401") out["WWW-Authenticate"] = required("WWW-Authenticate")
+  if (operation === "createPet" && status === "201") {
+    out["Location"] = required("Location")
+    out["Idempotent-Replayed"] = headers["Idempotent-Replayed"]
+  }
+  if (operation === "listPets" && status === "200") out["Link"] = headers["Link"]
   if (operation === "getPet") {
-    out["Deprecation"] = ref("Deprecation")
-    out["Sunset"] = ref("Sunset")
-    out["Link"] = ref("SuccessorLink")
+    out["Deprecation"] = required("Deprecation")
+    out["Sunset"] = required("Sunset")
+    out["Link"] = required("SuccessorLink")
   }
   return out
 }
@@ -122,12 +157,12 @@ const responseHeaders = (operation: string, status: string): Json => {
 /**
  * Completes the generated document: headers, response descriptions, the
  * `Error` body on every error (the HttpApi's own decode error never reaches a
- * client: core validates), and the id and name formats.
+ * client: core validates), and the name's length.
  */
 const complete = (spec: Json): Json => {
   for (const methods of Object.values<Json>(spec.paths)) {
     for (const operation of Object.values<Json>(methods)) {
-      const operationName = String(operation.operationId).replace(/^pets\./, "")
+      const operationName = String(operation.operationId)
       for (const parameter of operation.parameters ?? []) {
         // HttpApi declares headers by their lower-case names; the document shows them as written.
         if (parameter.in === "header" && parameter.name === "idempotency-key") parameter.name = "Idempotency-Key"
@@ -141,8 +176,10 @@ const complete = (spec: Json): Json => {
   }
   const schemas: Json = spec.components.schemas
   for (const unused of ["HttpApiDecodeError", "Issue", "PropertyKey", "NameMaxLength", "Trim"]) delete schemas[unused]
-  if (schemas.Pet) Object.assign(schemas.Pet.properties, { id: identifier, categoryId: identifier, name })
-  if (schemas.NewPet) Object.assign(schemas.NewPet.properties, { categoryId: identifier, name })
+  if (schemas.Pet) Object.assign(schemas.Pet.properties, { name })
+  if (schemas.NewPet) Object.assign(schemas.NewPet.properties, { name })
+  if (schemas.Error) schemas.Error.properties.status = { type: "integer", description: "The HTTP status code." }
+  delete schemas.Int
   spec.components.headers = headers
   return spec
 }
@@ -171,7 +208,7 @@ export const make = (servers: Servers = defaultServers): OpenApi.OpenAPISpec => 
  * The reference page, rendered by `HttpApiScalar` on its own router. The
  * module (3 MB of inlined script) is loaded on first use, not at start.
  */
-const referencePage = (api: ReturnType<typeof annotate>): Effect.Effect<HttpExchange.Response> =>
+const referencePage = (api: ReturnType<typeof annotate>): Effect.Effect<string> =>
   Effect.flatMap(Effect.promise(() => import("@effect/platform/HttpApiScalar")), (HttpApiScalar) =>
   Effect.gen(function*() {
     const app = yield* Effect.flatMap(HttpApiBuilder.Router.router, HttpRouter.toHttpApp)
@@ -181,8 +218,7 @@ const referencePage = (api: ReturnType<typeof annotate>): Effect.Effect<HttpExch
       HttpServerRequest.fromWeb(new Request(`http://localhost${docsPath}`))
     )
     const web = HttpServerResponse.toWeb(response)
-    const body = yield* Effect.promise(() => web.text())
-    return { status: web.status, headers: { "content-type": web.headers.get("content-type") ?? "text/html" }, body }
+    return yield* Effect.promise(() => web.text())
   }).pipe(
     Effect.orDie,
     Effect.provide(
@@ -197,18 +233,67 @@ const referencePage = (api: ReturnType<typeof annotate>): Effect.Effect<HttpExch
   ))
 
 /**
- * The two documents as responses, by path: the OpenAPI document with
- * `servers` (built at once) and its reference page (built on first request).
- * Each is built once and served as it is; `undefined` for another path.
+ * `Cache-Control` of both documents: they change only with the server's
+ * configuration, and the `ETag` revalidates them after that.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const cacheControl = "public, max-age=600"
+
+/** Documents kept per local origin (a host may be reached under a few addresses). */
+const maxOrigins = 8
+
+/**
+ * The two documents as responses, by path: the OpenAPI document with the
+ * configured servers (the others at the address the request was received
+ * on), and its reference page (rendered on its first request). Each is
+ * prepared once per address (compressed, with its `ETag`) and answered as the
+ * request accepts it (`Accept-Encoding`, `If-None-Match`); `undefined` for
+ * another path.
  *
  * @since 1.0.0
  * @category constructors
  */
 export const responses = (
-  servers: Servers = defaultServers
-): Effect.Effect<(path: string) => Effect.Effect<HttpExchange.Response> | undefined> => {
-  const api = annotate(servers)
-  const document = Effect.succeed(HttpExchange.json(OpenApi.fromApi(api)))
-  return Effect.map(Effect.cached(referencePage(api)), (page) => (path) =>
-    path === openApiPath ? document : path === docsPath ? page : undefined)
-}
+  configured?: ConfiguredServers
+): Effect.Effect<
+  (path: string, request: HttpExchange.Request) => Effect.Effect<HttpExchange.Response> | undefined
+> =>
+  Effect.sync(() => {
+    interface Prepared {
+      readonly document: Representation.Representation
+      readonly page: Effect.Effect<Representation.Representation>
+    }
+    const prepare = (servers: Servers): Effect.Effect<Prepared> => {
+      const api = annotate(servers)
+      const document = Representation.make(
+        JSON.stringify(OpenApi.fromApi(api)),
+        HttpExchange.jsonContentType,
+        cacheControl
+      )
+      return Effect.map(
+        Effect.cached(Effect.map(referencePage(api), (html) => Representation.make(html, "text/html; charset=utf-8", cacheControl))),
+        (page) => ({ document, page })
+      )
+    }
+    const byOrigin = new Map<string, Prepared>()
+    const preparedFor = (request: HttpExchange.Request): Effect.Effect<Prepared> => {
+      const fullyConfigured = configured?.production !== undefined && configured.staging !== undefined
+      const origin = fullyConfigured ? "" : request.localOrigin?.() ?? ""
+      const known = byOrigin.get(origin)
+      if (known !== undefined) return Effect.succeed(known)
+      return Effect.tap(
+        prepare(resolveServers(configured, origin === "" ? undefined : origin)),
+        (prepared) => Effect.sync(() => {
+          if (byOrigin.size < maxOrigins) byOrigin.set(origin, prepared)
+        })
+      )
+    }
+    return (path, request) =>
+      path === openApiPath
+        ? Effect.map(preparedFor(request), ({ document }) => Representation.respond(document, request))
+        : path === docsPath
+        ? Effect.flatMap(preparedFor(request), ({ page }) => Effect.map(page, (page) => Representation.respond(page, request)))
+        : undefined
+  })

@@ -1,12 +1,16 @@
 /**
  * The HttpApi definition of the interface: the group `pets` with `listPets`,
- * `createPet` and `getPet` (deprecated) under the base path `/v1`, secured by
- * the bearer scheme. The OpenAPI document and the routes (404/405) come
- * from this one definition; `RequestHandler` serves it.
+ * `createPet` and `getPet` (deprecated), secured by the bearer scheme. Its
+ * paths (`/pets`, `/pets/:petId`) are relative to the base address, which
+ * ends in `/v1`, and its operations are top level, so the document's
+ * operationIds are the interface's names. The OpenAPI document and the routes
+ * (404/405) come from this one definition; `RequestHandler` serves it.
  *
- * Request parameters are declared leniently: they decode any string (or
- * repeated query value) and document the real constraints, because core's
- * `PetOperations` is the one validator of every input (see the README).
+ * It declares the interface faithfully with core's schemas (integer ids,
+ * `limit` 1..100, the status enum, `NewPet`, `Pet`, `Pets`, `Error`), so it
+ * is also a source for typed clients (`HttpApiClient`). The server does not
+ * decode with it: core's `PetOperations` validates every input (with the same
+ * schemas), and every 400 carries core's `details`.
  *
  * @since 1.0.0
  */
@@ -54,17 +58,34 @@ export const errorAt = (status: number) =>
   ApiError.ErrorBody.annotations({ identifier: "Error", ...HttpApiSchema.annotations({ status }) })
 
 /**
- * A parameter that decodes any string and documents `jsonSchema`.
+ * `limit` as a query string carries it: a decimal integer from 1 to 100.
  * @internal
  */
-const pathParameter = (jsonSchema: object) => Schema.String.annotations({ jsonSchema })
+const LimitFromString = Schema.compose(Schema.NumberFromString, ListPetsQuery.Limit).annotations({
+  description: "Maximum number of animals returned.",
+  jsonSchema: {
+    type: "integer",
+    minimum: 1,
+    maximum: ListPetsQuery.maxLimit,
+    default: ListPetsQuery.defaultLimit,
+    description: "Maximum number of animals returned."
+  }
+})
 
 /**
- * A query parameter (one value or repeated) that decodes as is and documents `jsonSchema`.
+ * An animal's id as a path segment carries it: a decimal integer from 1 to 2^53-1.
  * @internal
  */
-const queryParameter = (jsonSchema: object) =>
-  Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ jsonSchema }))
+const PetIdFromPath = Pet.PetIdFromString.annotations({
+  description: "Identifier of the animal to retrieve.",
+  jsonSchema: {
+    type: "integer",
+    format: "int64",
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: "Identifier of the animal to retrieve."
+  }
+})
 
 /**
  * The bearer security of every operation, as the document describes it. The
@@ -91,22 +112,11 @@ const Pets = Schema.Array(Pet.Pet).annotations({ identifier: "Pets" })
 
 const listPets = HttpApiEndpoint.get("listPets", "/pets")
   .setUrlParams(Schema.Struct({
-    limit: queryParameter({
-      type: "integer",
-      minimum: 1,
-      maximum: ListPetsQuery.maxLimit,
-      default: ListPetsQuery.defaultLimit,
-      description: "Maximum number of animals returned."
-    }),
-    status: queryParameter({
-      type: "string",
-      enum: Pet.PetStatus.literals,
-      description: "Filters by availability status."
-    }),
-    cursor: queryParameter({
-      type: "string",
+    limit: Schema.optional(LimitFromString),
+    status: Schema.optional(Pet.PetStatus.annotations({ description: "Filters by availability status." })),
+    cursor: Schema.optional(ListPetsQuery.Cursor.annotations({
       description: "Continues a listing: the opaque cursor of the previous page's `Link: <...>; rel=\"next\"`."
-    })
+    }))
   }))
   .addSuccess(Pets)
   .addError(errorAt(400))
@@ -145,13 +155,7 @@ const createPet = HttpApiEndpoint.post("createPet", "/pets")
 
 const getPet = HttpApiEndpoint.get("getPet", "/pets/:petId")
   .setPath(Schema.Struct({
-    petId: pathParameter({
-      type: "integer",
-      format: "int64",
-      minimum: 1,
-      maximum: Number.MAX_SAFE_INTEGER,
-      description: "Identifier of the animal to retrieve."
-    })
+    petId: PetIdFromPath
   }))
   .addSuccess(Pet.Pet)
   .addError(errorAt(400))
@@ -170,7 +174,7 @@ const getPet = HttpApiEndpoint.get("getPet", "/pets/:petId")
  * @since 1.0.0
  * @category groups
  */
-export class PetsGroup extends HttpApiGroup.make("pets")
+export class PetsGroup extends HttpApiGroup.make("pets", { topLevel: true })
   .add(listPets)
   .add(createPet)
   .add(getPet)
@@ -178,7 +182,6 @@ export class PetsGroup extends HttpApiGroup.make("pets")
   .addError(errorAt(429))
   .addError(errorAt(500))
   .annotate(OpenApi.Title, "Pets")
-  .prefix(basePath)
 {}
 
 /**

@@ -32,46 +32,52 @@ const encodePet = (pet: Pet.Pet): typeof Pet.Pet.Encoded => ({
 })
 
 /**
- * The path of an animal, as in `Location`.
+ * The path of an animal, as in `Location`, under `linkBase` (the path of the
+ * base address, `/v1` unless configured).
  *
  * @since 1.0.0
  * @category constructors
  */
-export const petPath = (id: number): string => `${basePath}/pets/${id}`
+export const petPath = (id: number, linkBase: string = basePath): string => `${linkBase}/pets/${id}`
 
 /** 201 with the pet and `Location`; a replay of an `Idempotency-Key` also has `Idempotent-Replayed: true`. */
-const createdResponse = (pet: Pet.Pet, replayed: boolean): HttpExchange.Response =>
+const createdResponse = (pet: Pet.Pet, replayed: boolean, linkBase: string): HttpExchange.Response =>
   HttpExchange.json(encodePet(pet), {
     status: 201,
-    headers: replayed ? { location: petPath(pet.id), "idempotent-replayed": "true" } : { location: petPath(pet.id) }
+    headers: replayed
+      ? { location: petPath(pet.id, linkBase), "idempotent-replayed": "true" }
+      : { location: petPath(pet.id, linkBase) }
   })
 
 type QueryValue = string | ReadonlyArray<string> | undefined
 
 /**
- * The link to the next page: the request's `limit` and `status` with the next cursor.
+ * The link to the next page under `linkBase`: the request's `limit` and
+ * `status` with the next cursor.
  *
  * @since 1.0.0
  * @category constructors
  */
 export const nextLink = (
   query: { readonly limit?: QueryValue; readonly status?: QueryValue },
-  cursor: string
+  cursor: string,
+  linkBase: string = basePath
 ): string => {
   const params = new URLSearchParams()
   if (typeof query.limit === "string") params.set("limit", query.limit)
   if (typeof query.status === "string") params.set("status", query.status)
   params.set("cursor", cursor)
-  return `<${basePath}/pets?${params.toString()}>; rel="next"`
+  return `<${linkBase}/pets?${params.toString()}>; rel="next"`
 }
 
 const pageResponse = (
   page: ListPetsQuery.PetPage,
-  query: { readonly limit?: QueryValue; readonly status?: QueryValue }
+  query: { readonly limit?: QueryValue; readonly status?: QueryValue },
+  linkBase: string
 ): HttpExchange.Response =>
   HttpExchange.json(
     page.pets.map((pet) => encodePet(pet)),
-    page.nextCursor === undefined ? undefined : { headers: { link: nextLink(query, page.nextCursor) } }
+    page.nextCursor === undefined ? undefined : { headers: { link: nextLink(query, page.nextCursor, linkBase) } }
   )
 
 /**
@@ -118,17 +124,20 @@ const listQueryOf = (
 }
 
 /**
- * The handlers of the operations, on core's trusted `PetOperations`.
+ * The handlers of the operations, on core's trusted `PetOperations`; their
+ * `Location` and `Link` are under `linkBase` (default `/v1`).
  *
  * @since 1.0.0
  * @category constructors
  */
-export const make: Effect.Effect<Record<PetOperations.OperationName, Handler>, never, PetOperations.PetOperations> =
+export const make = (
+  linkBase: string = basePath
+): Effect.Effect<Record<PetOperations.OperationName, Handler>, never, PetOperations.PetOperations> =>
   Effect.map(PetOperations.PetOperations, (operations) => ({
     listPets: ({ request }) => {
       const listQuery = listQueryOf(request.url)
       return ErrorResponse.recover(
-        Effect.map(operations.listPets(listQuery), (page) => pageResponse(page, listQuery))
+        Effect.map(operations.listPets(listQuery), (page) => pageResponse(page, listQuery, linkBase))
       )
     },
     createPet: ({ principal, request }) => {
@@ -137,13 +146,13 @@ export const make: Effect.Effect<Record<PetOperations.OperationName, Handler>, n
         idempotencyKey === undefined
           ? RequestBody.json(request).pipe(
             Effect.flatMap(operations.createPet),
-            Effect.map((pet) => createdResponse(pet, false))
+            Effect.map((pet) => createdResponse(pet, false, linkBase))
           )
           : RequestBody.json(request).pipe(
             Effect.flatMap((body) =>
               operations.createPetOutcome(body, { idempotencyKey, idempotencyScope: principal?.keyId })
             ),
-            Effect.map(({ pet, replayed }) => createdResponse(pet, replayed))
+            Effect.map(({ pet, replayed }) => createdResponse(pet, replayed, linkBase))
           )
       )
     },

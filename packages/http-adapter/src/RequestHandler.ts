@@ -3,15 +3,22 @@
  * host. Every request goes through, in this order:
  *
  * 1. who is asking: the bearer credential and the client address;
- * 2. which route: an operation, a document, or a 404/405 (`Routes`);
+ * 2. which route: an operation (`HEAD` of a `GET` route is that route), a
+ *    document, `OPTIONS`, or a 404/405 (`Routes`);
  * 3. admission by core (`GuardedPetOperations.admit`): authentication,
  *    per-address limit, ban, rate limits, deprecation. It comes before the
  *    route's own work, so a request without a valid key is refused (401)
- *    before its body is read (415/413/400), and every request counts;
- * 4. the route: an operation's handler (`PetsHandlers`) or a document
- *    (`OpenApiDocument`);
+ *    before its body is read (415/413/400), and every request counts.
+ *    `OPTIONS` needs no key and counts in the client address's bucket;
+ * 4. the route: an operation's handler (`PetsHandlers`), a document
+ *    (`OpenApiDocument`), or 204 with `Allow` for `OPTIONS`;
  * 5. the headers of the admission on whatever response (`ResponseHeaders`),
- *    and one access-log line (`AccessLog`).
+ *    the CORS headers when enabled (`Cors`), and one access-log line
+ *    (`AccessLog`).
+ *
+ * Requests the host's HTTP parser rejects go through `reject`: admitted
+ * (counted) in the client address's bucket, answered 400 (or 404/405 for a
+ * well-formed request line with an unknown method) with the same headers.
  *
  * A defect (a bug) is logged and answered 500 without detail.
  *
@@ -22,9 +29,11 @@ import { GuardedPetOperations } from "@animal-store/core"
 import { Cause, Clock, Effect } from "effect"
 import * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
+import * as Cors from "./Cors.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as HttpExchange from "./HttpExchange.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
+import { basePath } from "./PetsApi.js"
 import * as PetsHandlers from "./PetsHandlers.js"
 import { MalformedPathParameter, MethodNotAllowed, RouteNotFound } from "./ProtocolError.js"
 import * as ResponseHeaders from "./ResponseHeaders.js"
@@ -35,13 +44,46 @@ import * as Routes from "./Routes.js"
  * @category models
  */
 export interface Options {
-  /** The base addresses in the OpenAPI document. Default `http://localhost:8080/v1` for both. */
-  readonly servers?: OpenApiDocument.Servers | undefined
+  /**
+   * The base addresses in the OpenAPI document. One that is not given is the
+   * address the request was received on (`http://<host>:<port>/v1`).
+   */
+  readonly servers?: OpenApiDocument.ConfiguredServers | undefined
+  /**
+   * The base address clients reach this process at (its environment's, for
+   * example `https://api.example.com/animal/v1` behind a proxy that strips
+   * `/animal`): its path prefixes `Location` and `Link`. Default: `/v1`.
+   */
+  readonly baseUrl?: string | undefined
+  /** Origins allowed by CORS (`*` for any); CORS is off when empty or absent. */
+  readonly corsOrigins?: ReadonlyArray<string> | undefined
   /** Peer addresses whose `X-Forwarded-For` is believed. Default none. */
   readonly trustedProxies?: ReadonlyArray<string> | undefined
   /** One access-log line per request. Default `true`. */
   readonly accessLog?: boolean | undefined
 }
+
+/**
+ * A request the host's HTTP parser rejected: the peer address, why, and its
+ * request line when that much was well-formed (an unknown method).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Rejection {
+  readonly remoteAddress: string | undefined
+  readonly reason: "headers_too_large" | "timeout" | "malformed"
+  readonly requestLine?: { readonly method: string; readonly target: string } | undefined
+}
+
+/**
+ * Answers a rejected request; it never fails. The response carries
+ * `Connection: close`.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type RejectionHandler = (rejection: Rejection) => Effect.Effect<HttpExchange.Response>
 
 /**
  * The services the API needs: core's guarded and trusted operations.
@@ -71,6 +113,34 @@ export const credentialOf = (authorization: string | undefined): string | undefi
   return match === null ? undefined : match[1]
 }
 
+/**
+ * The path of a base address (`https://api.example.com/animal/v1` gives
+ * `/animal/v1`), without a trailing slash; `/v1` when absent or unreadable.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const linkBaseOf = (baseUrl: string | undefined): string => {
+  if (baseUrl === undefined) return basePath
+  try {
+    const path = new URL(baseUrl).pathname.replace(/\/+$/, "")
+    return path === "" ? basePath : path
+  } catch {
+    return basePath
+  }
+}
+
+const clientErrorMessage = (reason: Rejection["reason"]): string => {
+  switch (reason) {
+    case "headers_too_large":
+      return "The request headers are too large"
+    case "timeout":
+      return "The request was not received in time"
+    case "malformed":
+      return "The request is not valid HTTP"
+  }
+}
+
 /** The percent-decoded path parameters; `undefined` when one cannot be decoded. */
 const decodeParams = (params: Readonly<Record<string, string>>): Record<string, string> | undefined => {
   const decoded: Record<string, string> = {}
@@ -88,17 +158,22 @@ const defect = (cause: Cause.Cause<unknown>): Effect.Effect<HttpExchange.Respons
     : Effect.as(Effect.logError("Unexpected failure while handling a request", cause), ErrorResponse.internalError)
 
 /**
- * The API on the `GuardedPetOperations` and `PetOperations` of the store.
+ * The API on the `GuardedPetOperations` and `PetOperations` of the store:
+ * the handler of requests and the handler of requests the parser rejected.
  *
  * @since 1.0.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<RequestHandler, never, Requirements> =>
+export const makeHandlers = (
+  options?: Options
+): Effect.Effect<{ readonly handle: RequestHandler; readonly reject: RejectionHandler }, never, Requirements> =>
   Effect.gen(function*() {
     const guarded = yield* GuardedPetOperations.GuardedPetOperations
-    const handlers = yield* PetsHandlers.make
+    const linkBase = linkBaseOf(options?.baseUrl)
+    const handlers = yield* PetsHandlers.make(linkBase)
     const documents = yield* OpenApiDocument.responses(options?.servers)
     const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
+    const cors = Cors.make(options?.corsOrigins)
     const accessLog = options?.accessLog ?? true
 
     const route = (
@@ -112,8 +187,10 @@ export const make = (options?: Options): Effect.Effect<RequestHandler, never, Re
           return Effect.succeed(ErrorResponse.make(new RouteNotFound({ path })))
         case "MethodNotAllowed":
           return Effect.succeed(ErrorResponse.make(new MethodNotAllowed({ method: request.method, allow: matched.allow })))
+        case "Options":
+          return Effect.succeed({ status: 204, headers: { allow: matched.allow.join(", ") }, body: "" })
         case "Document":
-          return documents(path) ?? Effect.succeed(ErrorResponse.make(new RouteNotFound({ path })))
+          return documents(path, request) ?? Effect.succeed(ErrorResponse.make(new RouteNotFound({ path })))
         case "Operation": {
           const params = decodeParams(matched.params)
           return params === undefined
@@ -123,44 +200,122 @@ export const make = (options?: Options): Effect.Effect<RequestHandler, never, Re
       }
     }
 
+    /** The headers of the admission, CORS, and the access-log line. */
+    const finish = (
+      request: HttpExchange.Request,
+      path: string,
+      started: number,
+      client: Guarded.ClientRequest,
+      matched: Routes.Route | undefined,
+      response: HttpExchange.Response,
+      meta: Guarded.ResponseMeta,
+      keyId: string | undefined
+    ): Effect.Effect<HttpExchange.Response> =>
+      Effect.flatMap(Clock.currentTimeMillis, (finished) => {
+        const stamped = ResponseHeaders.stamp(response, meta, finished, linkBase)
+        if (cors !== undefined) {
+          cors(
+            request,
+            stamped.headers as Record<string, string>,
+            matched !== undefined && matched._tag === "Options" ? matched.allow : undefined
+          )
+        }
+        return accessLog
+          ? Effect.as(
+            AccessLog.log({
+              method: request.method,
+              path,
+              status: stamped.status,
+              durationMs: finished - started,
+              client: client.clientAddress,
+              keyId
+            }),
+            stamped
+          )
+          : Effect.succeed(stamped)
+      })
+
     const serve = (request: HttpExchange.Request, started: number): Effect.Effect<HttpExchange.Response> => {
       const path = Routes.pathOf(request.url)
       const matched = Routes.match(request.method, path)
+      const clientAddress = clientAddressOf(request)
+      // `OPTIONS` needs no key: it counts in the client address's bucket.
       const client: Guarded.ClientRequest = {
-        credential: credentialOf(HttpExchange.header(request, "authorization")),
-        clientAddress: clientAddressOf(request)
+        credential: matched._tag === "Options"
+          ? undefined
+          : credentialOf(HttpExchange.header(request, "authorization")),
+        clientAddress
       }
-      const respond = (response: HttpExchange.Response, meta: Guarded.ResponseMeta, keyId: string | undefined) =>
-        Effect.flatMap(Clock.currentTimeMillis, (finished) => {
-          const stamped = ResponseHeaders.stamp(response, meta, finished)
-          return accessLog
-            ? Effect.as(
-              AccessLog.log({
-                method: request.method,
-                path,
-                status: stamped.status,
-                durationMs: finished - started,
-                client: client.clientAddress,
-                keyId
-              }),
-              stamped
-            )
-            : Effect.succeed(stamped)
-        })
       return Effect.matchEffect(guarded.admit(client, matched._tag === "Operation" ? matched.operation : undefined), {
         onFailure: ({ error, meta }) =>
-          Effect.flatMap(ErrorResponse.respond(error), (response) => respond(response, meta, undefined)),
+          Effect.flatMap(
+            ErrorResponse.respond(error),
+            (response) => finish(request, path, started, client, matched, response, meta, undefined)
+          ),
         onSuccess: (admission) =>
           Effect.flatMap(
             Effect.catchAllCause(route(request, matched, path, admission), defect),
-            (response) => respond(response, admission.meta, admission.principal?.keyId)
+            (response) =>
+              finish(request, path, started, client, matched, response, admission.meta, admission.principal?.keyId)
           )
       })
     }
 
-    return (request) =>
+    const handle: RequestHandler = (request) =>
       Effect.catchAllCause(
         accessLog ? Effect.flatMap(Clock.currentTimeMillis, (started) => serve(request, started)) : serve(request, 0),
         defect
       )
+
+    /** The answer to a rejected request: 405/404 for a well-formed line with an unknown method, else 400. */
+    const rejected = (rejection: Rejection, path: string | undefined): HttpExchange.Response => {
+      const line = rejection.requestLine
+      if (line !== undefined && path !== undefined) {
+        const matched = Routes.match(line.method, path)
+        if (matched._tag === "MethodNotAllowed") {
+          return ErrorResponse.make(new MethodNotAllowed({ method: line.method, allow: matched.allow }))
+        }
+        if (matched._tag === "NotFound") return ErrorResponse.make(new RouteNotFound({ path }))
+      }
+      return ErrorResponse.invalidHttp(clientErrorMessage(rejection.reason))
+    }
+
+    const reject: RejectionHandler = (rejection) =>
+      Effect.flatMap(Clock.currentTimeMillis, (started) => {
+        const path = rejection.requestLine === undefined ? undefined : Routes.pathOf(rejection.requestLine.target)
+        const request: HttpExchange.Request = {
+          method: rejection.requestLine?.method ?? "-",
+          url: rejection.requestLine?.target ?? "-",
+          headers: {},
+          remoteAddress: rejection.remoteAddress,
+          body: () => Effect.succeed(new Uint8Array(0))
+        }
+        // No header was read: the peer is the client, in its address's bucket.
+        const client: Guarded.ClientRequest = {
+          credential: undefined,
+          clientAddress: ClientAddress.normalize(rejection.remoteAddress ?? ClientAddress.unknown)
+        }
+        const closing = (response: HttpExchange.Response): HttpExchange.Response => ({
+          status: response.status,
+          headers: Object.assign({}, response.headers, { connection: "close" }),
+          body: response.body
+        })
+        return Effect.matchEffect(guarded.admit(client, undefined), {
+          onFailure: ({ meta }) =>
+            finish(request, path ?? "-", started, client, undefined, rejected(rejection, path), meta, undefined),
+          onSuccess: ({ meta }) =>
+            finish(request, path ?? "-", started, client, undefined, rejected(rejection, path), meta, undefined)
+        }).pipe(Effect.map(closing), Effect.catchAllCause(defect), Effect.map(closing))
+      })
+
+    return { handle, reject }
   })
+
+/**
+ * The API on the `GuardedPetOperations` and `PetOperations` of the store.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = (options?: Options): Effect.Effect<RequestHandler, never, Requirements> =>
+  Effect.map(makeHandlers(options), ({ handle }) => handle)

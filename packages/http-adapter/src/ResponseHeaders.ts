@@ -23,8 +23,12 @@ const writeRateLimit = (
   into["x-ratelimit-remaining"] = String(reported.remaining)
   into["x-ratelimit-reset"] = String(reported.reset)
   into["ratelimit-policy"] = windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(", ")
+  // While banned, every window resets when the ban ends: `t` is `Retry-After` exactly.
+  const banned = decision.outcome === "Banned" ? decision.retryAfter : undefined
   into["ratelimit"] = windows
-    .map((w) => `"${w.name}";r=${w.remaining};t=${Math.max(0, Math.ceil(w.reset - nowMillis / 1000))}`)
+    .map((w) =>
+      `"${w.name}";r=${w.remaining};t=${banned ?? Math.max(0, Math.ceil(w.reset - nowMillis / 1000))}`
+    )
     .join(", ")
   return into
 }
@@ -43,21 +47,28 @@ export const rateLimit = (
   nowMillis: number
 ): Record<string, string> => writeRateLimit({}, decision, nowMillis)
 
-const deprecationFields = new WeakMap<DeprecationPolicy.Deprecation, Readonly<Record<string, string>>>()
+const deprecationFields = new WeakMap<
+  DeprecationPolicy.Deprecation,
+  { readonly linkBase: string; readonly fields: Readonly<Record<string, string>> }
+>()
 
 /**
- * The deprecation fields of an operation under the base path `/v1`,
+ * The deprecation fields of an operation, its successor's `Link` under
+ * `linkBase` (the path of the base address, `/v1` unless configured),
  * formatted once per deprecation.
  *
  * @since 1.0.0
  * @category conversions
  */
-export const deprecation = (value: DeprecationPolicy.Deprecation): Readonly<Record<string, string>> => {
+export const deprecation = (
+  value: DeprecationPolicy.Deprecation,
+  linkBase: string = basePath
+): Readonly<Record<string, string>> => {
   const known = deprecationFields.get(value)
-  if (known !== undefined) return known
-  const { Deprecation, Link, Sunset } = DeprecationPolicy.headers(value, basePath)
+  if (known !== undefined && known.linkBase === linkBase) return known.fields
+  const { Deprecation, Link, Sunset } = DeprecationPolicy.headers(value, linkBase)
   const fields = { deprecation: Deprecation, sunset: Sunset, link: Link }
-  deprecationFields.set(value, fields)
+  deprecationFields.set(value, { linkBase, fields })
   return fields
 }
 
@@ -71,13 +82,14 @@ export const deprecation = (value: DeprecationPolicy.Deprecation): Readonly<Reco
 export const stamp = (
   response: HttpExchange.Response,
   meta: GuardedPetOperations.ResponseMeta,
-  nowMillis: number
+  nowMillis: number,
+  linkBase: string = basePath
 ): HttpExchange.Response => {
   const headers: Record<string, string> = Object.assign({}, response.headers)
   if (meta.rateLimit !== undefined) writeRateLimit(headers, meta.rateLimit, nowMillis)
   if (meta.deprecation !== undefined) {
     const link = headers["link"]
-    Object.assign(headers, deprecation(meta.deprecation))
+    Object.assign(headers, deprecation(meta.deprecation, linkBase))
     if (link !== undefined) headers["link"] = `${link}, ${headers["link"]}`
   }
   return { status: response.status, headers, body: response.body }

@@ -1,14 +1,17 @@
 /**
- * Which route a request is for, from the `PetsApi` definition and the two
- * documents: an operation, a document, an unknown path (404; `/store/orders`
- * is not served) or a known path with another method (405 with the allowed
- * methods). Path parameters match any one non-empty segment.
+ * Which route a request is for, from the `PetsApi` definition (its paths
+ * under the base path `/v1`) and the two documents: an operation, a
+ * document, `OPTIONS` of a known path (204 with `Allow`), an unknown path
+ * (404; `/store/orders` is not served) or a known path with another method
+ * (405 with `Allow`). `HEAD` is answered on every `GET` route as that route.
+ * Path parameters match any one non-empty segment. Absolute-form targets
+ * (`http://host/v1/pets`) are read as their path.
  *
  * @since 1.0.0
  */
 import type { PetOperations } from "@animal-store/core"
 import * as HttpApi from "@effect/platform/HttpApi"
-import { docsPath, openApiPath, PetsApi } from "./PetsApi.js"
+import { basePath, docsPath, openApiPath, PetsApi } from "./PetsApi.js"
 
 /**
  * @since 1.0.0
@@ -22,6 +25,7 @@ export type Route =
     readonly params: Readonly<Record<string, string>>
   }
   | { readonly _tag: "Document" }
+  | { readonly _tag: "Options"; readonly allow: ReadonlyArray<string> }
   | { readonly _tag: "NotFound" }
   | { readonly _tag: "MethodNotAllowed"; readonly allow: ReadonlyArray<string> }
 
@@ -60,7 +64,11 @@ export const entries: ReadonlyArray<Entry> = (() => {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {
       if (!isOperationName(endpoint.name)) throw new Error(`Endpoint ${endpoint.name} is not an operation of core`)
-      out.push({ method: endpoint.method, path: endpoint.path, route: { _tag: "Operation", operation: endpoint.name } })
+      out.push({
+        method: endpoint.method,
+        path: basePath + endpoint.path,
+        route: { _tag: "Operation", operation: endpoint.name }
+      })
     }
   })
   return out
@@ -74,6 +82,22 @@ const matches = (template: ReadonlyArray<string>, path: ReadonlyArray<string>): 
 
 const compiled = entries.map((entry) => ({ ...entry, template: segments(entry.path) }))
 
+/** The methods of the entries of one path: theirs, `HEAD` with `GET`, and `OPTIONS`. */
+const allowOf = (methods: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const allow = new Set(methods)
+  if (allow.has("GET")) allow.add("HEAD")
+  allow.add("OPTIONS")
+  return [...allow].sort()
+}
+
+/**
+ * Every method of any route, for `OPTIONS *`.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const allMethods: ReadonlyArray<string> = allowOf(entries.map((entry) => entry.method))
+
 /**
  * The route of `method` on `path` (the path without its query string).
  *
@@ -81,10 +105,12 @@ const compiled = entries.map((entry) => ({ ...entry, template: segments(entry.pa
  * @category constructors
  */
 export const match = (method: string, path: string): Route => {
+  if (path === "*") return method === "OPTIONS" ? { _tag: "Options", allow: allMethods } : { _tag: "NotFound" }
   const parts = segments(path)
   const candidates = compiled.filter((entry) => matches(entry.template, parts))
   if (candidates.length === 0) return { _tag: "NotFound" }
-  const found = candidates.find((entry) => entry.method === method)
+  const wanted = method === "HEAD" ? "GET" : method
+  const found = candidates.find((entry) => entry.method === wanted)
   if (found !== undefined) {
     if (found.route._tag === "Document") return found.route
     const params: Record<string, string> = {}
@@ -93,18 +119,28 @@ export const match = (method: string, path: string): Route => {
     })
     return { _tag: "Operation", operation: found.route.operation, params }
   }
-  return { _tag: "MethodNotAllowed", allow: [...new Set(candidates.map((entry) => entry.method))].sort() }
+  const allow = allowOf(candidates.map((entry) => entry.method))
+  return method === "OPTIONS" ? { _tag: "Options", allow } : { _tag: "MethodNotAllowed", allow }
 }
 
+const absoluteForm = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/
+
 /**
- * The path of a request URL, without its query string.
+ * The path of a request target, without its query string; the path of an
+ * absolute-form target (`http://host/v1/pets?limit=5` is `/v1/pets`).
  *
  * @since 1.0.0
  * @category constructors
  */
 export const pathOf = (url: string): string => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
+  let target = url
+  if (target.charCodeAt(0) !== 47 /* "/" */) {
+    const authority = absoluteForm.exec(target)
+    if (authority !== null) target = target.slice(authority[0].length)
+  }
+  const query = target.indexOf("?")
+  const path = query === -1 ? target : target.slice(0, query)
+  return path === "" ? "/" : path
 }
 
 /**

@@ -3,6 +3,7 @@
  */
 export * as AccessLog from "./AccessLog.js"
 export * as ClientAddress from "./ClientAddress.js"
+export * as Cors from "./Cors.js"
 export * as ErrorResponse from "./ErrorResponse.js"
 export * as HttpAdapter from "./HttpAdapter.js"
 export * as HttpExchange from "./HttpExchange.js"

@@ -63,9 +63,13 @@ describe("HttpAdapter.layer on an Effect HttpServer", () => {
       expect(got.headers.get("sunset")).toBe("Thu, 05 Dec 2030 00:00:00 GMT")
 
       const head = yield* request("/v1/pets", { method: "HEAD", headers: authorized })
-      expect(head.status).toBe(405)
-      expect(head.headers.get("allow")).toBe("GET, POST")
+      expect(head.status).toBe(200)
+      expect(head.headers.get("x-ratelimit-limit")).toBe("300")
       expect(yield* Effect.promise(() => head.text())).toBe("")
+
+      const put = yield* request("/v1/pets", { method: "PUT", headers: authorized })
+      expect(put.status).toBe(405)
+      expect(put.headers.get("allow")).toBe("GET, HEAD, OPTIONS, POST")
 
       const docs = yield* request("/v1/docs")
       expect(docs.status).toBe(200)

@@ -59,6 +59,7 @@ const makeHandler = (kind: StoreKind) =>
 
 type Expected =
   | { readonly _tag: "Status"; readonly status: number }
+  | { readonly _tag: "Options" }
   | { readonly _tag: "List" }
   | { readonly _tag: "Document"; readonly path: string }
 
@@ -92,8 +93,11 @@ const expectedOf = (
   const other = (expected: Expected) => ({ operation: false, expected })
   const operation = (expected: Expected) => ({ operation: true, expected })
   const petId = /^\/v1\/pets\/([^/]+)$/.exec(pathname)?.[1]
+  const known = pathname === "/v1/pets" || petId !== undefined || pathname === "/v1/openapi.json" ||
+    pathname === "/v1/docs"
+  if (known && method === "OPTIONS") return other({ _tag: "Options" })
   if (pathname === "/v1/pets") {
-    if (method === "GET") return operation({ _tag: "List" })
+    if (method === "GET" || method === "HEAD") return operation({ _tag: "List" })
     if (method !== "POST") return other(status(405))
     if (!isJsonMediaType(request.headers.get("content-type"))) return operation(status(415))
     const body = sentBody(hostile)
@@ -101,7 +105,7 @@ const expectedOf = (
     return operation(status(newPetOf(body) === undefined ? 400 : 201))
   }
   if (petId !== undefined) {
-    if (method !== "GET") return other(status(405))
+    if (method !== "GET" && method !== "HEAD") return other(status(405))
     const id = decodedSegment(petId)
     if (id === undefined || !/^[0-9]{1,20}$/.test(id) || !Number.isSafeInteger(Number(id)) || Number(id) < 1) {
       return operation(status(400))
@@ -109,7 +113,7 @@ const expectedOf = (
     return operation(status(acknowledged.some((pet) => pet.id === Number(id)) ? 200 : 404))
   }
   if (pathname === "/v1/openapi.json" || pathname === "/v1/docs") {
-    return other(method === "GET" ? { _tag: "Document", path: pathname } : status(405))
+    return other(method === "GET" || method === "HEAD" ? { _tag: "Document", path: pathname } : status(405))
   }
   return other(status(404))
 }
@@ -130,7 +134,9 @@ const expectErrorBody = (response: Response, text: string) => {
   expect(body.status).toBe(response.status)
   expect(ApiError.statusByCode[body.code]).toBe(response.status)
   if (response.status === 401) expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="animal-store"/)
-  if (response.status === 405) expect(response.headers.get("allow")).toMatch(/^(GET|GET, POST)$/)
+  if (response.status === 405) {
+    expect(response.headers.get("allow")).toMatch(/^GET, HEAD, OPTIONS(, POST)?$/)
+  }
   if (response.status === 429) expect(response.headers.get("retry-after")).toMatch(/^[0-9]+$/)
 }
 
@@ -162,6 +168,9 @@ describe.each(storeKinds)("the web handler under hostile input, %s store", (kind
             expect(kind).not.toBe("unlimited")
           } else if (operation && kind !== "unlimited" && kind !== "tiny") {
             expect(response.status).toBe(401)
+          } else if (expected._tag === "Options") {
+            expect(response.status).toBe(204)
+            expect(response.headers.get("allow")).toMatch(/^GET, HEAD, OPTIONS(, POST)?$/)
           } else if (expected._tag === "Status") {
             expect(response.status, text.slice(0, 300)).toBe(expected.status)
           } else {
@@ -175,10 +184,12 @@ describe.each(storeKinds)("the web handler under hostile input, %s store", (kind
             expect((pet as StoredPet).id).toBeGreaterThan(acknowledged.at(-1)?.id ?? 0)
             expect(response.headers.get("location")).toBe(`/v1/pets/${(pet as StoredPet).id}`)
             acknowledged.push(pet as StoredPet)
-          } else if (response.status < 300) {
+          } else if (response.status < 300 && request.method !== "OPTIONS") {
             expect(response.status).toBe(200)
-            expect(request.method).toBe("GET")
-            if (expected._tag === "Document") {
+            expect(["GET", "HEAD"]).toContain(request.method)
+            if (request.method === "HEAD") {
+              // the status and headers of the GET, no body
+            } else if (expected._tag === "Document") {
               if (expected.path === "/v1/docs") expect(response.headers.get("content-type")).toMatch(/^text\/html/)
               else expect(JSON.parse(text)).toMatchObject({ openapi: expect.stringMatching(/^3\./) })
             } else if (expected._tag === "List") {

@@ -29,19 +29,21 @@ const expected = (method: string, parts: ReadonlyArray<string>): Routes.Route =>
   const pets = path === "/v1/pets"
   const pet = parts.length === 3 && parts[0] === "v1" && parts[1] === "pets" && parts[2]!.length > 0
   const document = path === "/v1/openapi.json" || path === "/v1/docs"
+  const refused = (allow: ReadonlyArray<string>): Routes.Route =>
+    method === "OPTIONS" ? { _tag: "Options", allow } : { _tag: "MethodNotAllowed", allow }
   if (pets) {
-    return method === "GET"
+    return method === "GET" || method === "HEAD"
       ? { _tag: "Operation", operation: "listPets", params: {} }
       : method === "POST"
       ? { _tag: "Operation", operation: "createPet", params: {} }
-      : { _tag: "MethodNotAllowed", allow: ["GET", "POST"] }
+      : refused(["GET", "HEAD", "OPTIONS", "POST"])
   }
   if (pet) {
-    return method === "GET"
+    return method === "GET" || method === "HEAD"
       ? { _tag: "Operation", operation: "getPet", params: { petId: parts[2]! } }
-      : { _tag: "MethodNotAllowed", allow: ["GET"] }
+      : refused(["GET", "HEAD", "OPTIONS"])
   }
-  if (document) return method === "GET" ? { _tag: "Document" } : { _tag: "MethodNotAllowed", allow: ["GET"] }
+  if (document) return method === "GET" || method === "HEAD" ? { _tag: "Document" } : refused(["GET", "HEAD", "OPTIONS"])
   return { _tag: "NotFound" }
 }
 

@@ -17,7 +17,6 @@ import { AccessConfig, ApiKeyAuth } from "@animal-store/core"
 import { Console, Data, Effect, Either, Layer, Logger, Option, Redacted } from "effect"
 import * as Flags from "./internal/flags.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
-import { OpenApiDocument } from "@animal-store/http-adapter"
 import * as StandaloneServer from "./StandaloneServer.js"
 import * as StoreLocation from "./StoreLocation.js"
 
@@ -69,6 +68,8 @@ export const serveFlags = {
   "base-url": "ANIMAL_STORE_BASE_URL",
   "staging-base-url": "ANIMAL_STORE_STAGING_BASE_URL",
   "trusted-proxies": "ANIMAL_STORE_TRUSTED_PROXIES",
+  "cors-origins": "ANIMAL_STORE_CORS_ORIGINS",
+  "cursor-secret": "ANIMAL_STORE_CURSOR_SECRET",
   "access-log": "ANIMAL_STORE_ACCESS_LOG"
 } as const
 
@@ -101,9 +102,13 @@ serve flags (environment variable; default):
   --ban-after N              (ANIMAL_STORE_BAN_AFTER; 10)
   --ban-seconds N            (ANIMAL_STORE_BAN_SECONDS; 900)
   --anonymous-per-minute N   (ANIMAL_STORE_ANONYMOUS_PER_MINUTE; 60)
-  --base-url URL             (ANIMAL_STORE_BASE_URL; http://localhost:8080/v1)
-  --staging-base-url URL     (ANIMAL_STORE_STAGING_BASE_URL; http://localhost:8080/v1)
+  --base-url URL             production base address, in the OpenAPI document, Location and Link
+                             (ANIMAL_STORE_BASE_URL; the address listened on, http://<host>:<port>/v1)
+  --staging-base-url URL     (ANIMAL_STORE_STAGING_BASE_URL; the address listened on)
   --trusted-proxies A,B      proxies whose X-Forwarded-For is believed (ANIMAL_STORE_TRUSTED_PROXIES; none)
+  --cors-origins O,P|*       origins allowed by CORS (ANIMAL_STORE_CORS_ORIGINS; none: CORS off)
+  --cursor-secret S          seals listing cursors; give every process of a store the same one, at least
+                             32 characters (ANIMAL_STORE_CURSOR_SECRET; random per process)
   --access-log on|off        one JSON line per request (ANIMAL_STORE_ACCESS_LOG; on)
   ANIMAL_STORE_API_KEYS      keys to provision: <key>:<plan> or <key>:enterprise:<perMinute>:<perDay>, comma-separated
 
@@ -158,6 +163,25 @@ const onOff = (value: string): Either.Either<boolean, string> =>
     ? Either.right(false)
     : Either.left(`expected on or off, got "${value}"`)
 
+const origins = (value: string): Either.Either<ReadonlyArray<string>, string> => {
+  const items = value.split(",").map((item) => item.trim()).filter((item) => item.length > 0)
+  for (const item of items) {
+    if (item === "*") continue
+    try {
+      const parsed = new URL(item)
+      if ((parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.origin !== item.replace(/\/$/, "")) {
+        return Either.left(`expected * or origins such as https://app.example.com, got "${item}"`)
+      }
+    } catch {
+      return Either.left(`expected * or origins such as https://app.example.com, got "${item}"`)
+    }
+  }
+  return Either.right(items)
+}
+
+const secret = (value: string): Either.Either<Redacted.Redacted<string>, string> =>
+  value.length >= 32 ? Either.right(Redacted.make(value)) : Either.left("expected at least 32 characters")
+
 const list = (value: string): Either.Either<ReadonlyArray<string>, string> =>
   Either.right(value.split(",").map((item) => item.trim()).filter((item) => item.length > 0))
 
@@ -172,9 +196,11 @@ const parseServe = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
     const banAfter = yield* read("ban-after", AccessConfig.defaults.banAfter, positive)
     const banSeconds = yield* read("ban-seconds", AccessConfig.defaults.banSeconds, positive)
     const anonymousPerMinute = yield* read("anonymous-per-minute", AccessConfig.defaults.anonymousPerMinute, positive)
-    const production = yield* read("base-url", OpenApiDocument.defaultServers.production, url)
-    const staging = yield* read("staging-base-url", OpenApiDocument.defaultServers.staging, url)
+    const production = yield* read("base-url", undefined, (value) => url(value))
+    const staging = yield* read("staging-base-url", undefined, (value) => url(value))
     const trustedProxies = yield* read("trusted-proxies", [], list)
+    const corsOrigins = yield* read("cors-origins", [], origins)
+    const cursorSecret = yield* read("cursor-secret", undefined, (value) => secret(value))
     const accessLog = yield* read("access-log", true, onOff)
     const keys = yield* Either.mapLeft(
       KeyProvisioning.parse(env["ANIMAL_STORE_API_KEYS"]),
@@ -186,8 +212,13 @@ const parseServe = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
       store,
       access: { environment: served, banAfter, banSeconds, anonymousPerMinute },
       keys,
-      servers: { production, staging },
+      servers: {
+        ...(production === undefined ? {} : { production }),
+        ...(staging === undefined ? {} : { staging })
+      },
       trustedProxies,
+      corsOrigins,
+      cursorSecret,
       accessLog
     }
     return { _tag: "Serve", options } as const

@@ -10,10 +10,11 @@
  * @since 1.0.0
  */
 import type { StoreError } from "@animal-store/core"
-import { AccessConfig, AnimalStore } from "@animal-store/core"
+import { AccessConfig, AnimalStore, ListPetsQuery } from "@animal-store/core"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type { Redacted } from "effect"
 import { Effect, Layer } from "effect"
 import { HttpAdapter, NodeServer, PetsApi } from "@animal-store/http-adapter"
 import * as KeyProvisioning from "./KeyProvisioning.js"
@@ -30,6 +31,12 @@ export interface Options extends HttpAdapter.Options {
   readonly access?: Partial<AccessConfig.AccessSettings> | undefined
   readonly keys?: ReadonlyArray<KeyProvisioning.Entry> | undefined
   readonly limits?: Partial<NodeServer.ServerLimits> | undefined
+  /**
+   * The secret that seals listing cursors (`ListPetsQuery.CursorSecret`):
+   * the same on every process of a store, so a cursor issued by one is
+   * accepted by the others and after a restart. Default: random per process.
+   */
+  readonly cursorSecret?: string | Redacted.Redacted<string> | undefined
 }
 
 const logListening = Layer.effectDiscard(
@@ -42,16 +49,22 @@ const logListening = Layer.effectDiscard(
 )
 
 /**
- * The services of core on the store at `location`, with the access settings.
+ * The services of core on the store at `location`, with the access settings
+ * and the cursor secret (random per process when absent).
  *
  * @since 1.0.0
  * @category layers
  */
 export const layerServices = (
   location: StoreLocation.StoreLocation,
-  access?: Partial<AccessConfig.AccessSettings>
+  access?: Partial<AccessConfig.AccessSettings>,
+  cursorSecret?: string | Redacted.Redacted<string>
 ): Layer.Layer<AnimalStore.Services, StoreError.StoreError> =>
-  AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer(access)), Layer.provide(StoreLocation.layer(location)))
+  AnimalStore.layer.pipe(
+    Layer.provide(AccessConfig.layer(access)),
+    Layer.provide(StoreLocation.layer(location)),
+    Layer.provide(cursorSecret === undefined ? Layer.empty : ListPetsQuery.layerCursorSecret(cursorSecret))
+  )
 
 /**
  * The API on a Node http server with the limits, listening on `options`'
@@ -66,12 +79,21 @@ export const layerHttp = (
 ): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, HttpAdapter.Requirements> =>
   Layer.scoped(
     HttpServer.HttpServer,
-    Effect.flatMap(HttpAdapter.makeNodeListener(options), (listener) =>
-      NodeHttpServer.make(() => NodeServer.make(options.limits).on("request", listener), {
+    Effect.flatMap(HttpAdapter.makeNodeListeners(options), (listeners) =>
+      NodeHttpServer.make(() => NodeServer.make(options.limits, listeners), {
         host: options.host,
         port: options.port
       }))
   )
+
+/**
+ * The base address of the served environment (its path prefixes `Location`
+ * and `Link`): `baseUrl` when given, else the configured server of the
+ * environment.
+ */
+const baseUrlOf = (options: Options): string | undefined =>
+  options.baseUrl ??
+    (options.access?.environment === "staging" ? options.servers?.staging : options.servers?.production)
 
 /**
  * The server with `options`: built in the order store, keys, listening
@@ -87,7 +109,7 @@ export const layer = (
   StoreError.StoreError | HttpServerError.ServeError | KeyProvisioning.ProvisioningError
 > =>
   logListening.pipe(
-    Layer.provideMerge(layerHttp(options)),
+    Layer.provideMerge(layerHttp({ ...options, baseUrl: baseUrlOf(options) })),
     Layer.provide(Layer.effectDiscard(KeyProvisioning.provision(options.keys ?? []))),
-    Layer.provideMerge(layerServices(options.store, options.access))
+    Layer.provideMerge(layerServices(options.store, options.access, options.cursorSecret))
   )

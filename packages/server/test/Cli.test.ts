@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Console, Effect, Either } from "effect"
+import { Console, Effect, Either, Redacted } from "effect"
 import * as Cli from "../src/Cli.js"
 import type * as StandaloneServer from "../src/StandaloneServer.js"
 import { temporaryDatabase } from "./support/temporaryDatabase.js"
@@ -7,7 +7,9 @@ import { temporaryDatabase } from "./support/temporaryDatabase.js"
 const serveOptions = (argv: ReadonlyArray<string>, env: Cli.Env = {}): StandaloneServer.Options => {
   const command = Either.getOrThrow(Cli.parse(["serve", ...argv], env))
   if (command._tag !== "Serve") throw new Error(`not serve: ${command._tag}`)
-  return command.options
+  const { cursorSecret, ...options } = command.options
+  // the secret is `Redacted`: compare its value
+  return cursorSecret === undefined ? options : { ...options, cursorSecret: Redacted.value(cursorSecret as Redacted.Redacted<string>) }
 }
 
 const failure = (argv: ReadonlyArray<string>, env: Cli.Env = {}): string =>
@@ -21,8 +23,9 @@ describe("animal-store serve options", () => {
       port: 8080,
       store: { _tag: "Sqlite", filename: "./data/animal-store.db" },
       access: { environment: "production", banAfter: 10, banSeconds: 900, anonymousPerMinute: 60 },
-      servers: { production: "http://localhost:8080/v1", staging: "http://localhost:8080/v1" },
+      servers: {},
       trustedProxies: [],
+      corsOrigins: [],
       accessLog: true,
       keys: []
     })
@@ -39,6 +42,8 @@ describe("animal-store serve options", () => {
     "base-url": ["https://a.example/v1", "https://b.example/v1"],
     "staging-base-url": ["https://s.example/v1", "https://t.example/v1"],
     "trusted-proxies": ["10.0.0.1", "10.0.0.2,10.0.0.3"],
+    "cors-origins": ["https://app.example.com", "*"],
+    "cursor-secret": ["a".repeat(32), "b".repeat(40)],
     "access-log": ["off", "on"]
   }
 
@@ -73,6 +78,8 @@ describe("animal-store serve options", () => {
     expect(failure(["serve", "--env", "dev"])).toMatch(/^--env: expected production or staging/)
     expect(failure(["serve", "--ban-after", "0"])).toMatch(/^--ban-after: /)
     expect(failure(["serve", "--base-url", "ftp://x"])).toMatch(/^--base-url: /)
+    expect(failure(["serve", "--cors-origins", "https://app.example.com/path"])).toMatch(/^--cors-origins: /)
+    expect(failure(["serve", "--cursor-secret", "short"])).toMatch(/^--cursor-secret: /)
     expect(failure(["serve", "--access-log", "maybe"])).toMatch(/^--access-log: /)
     expect(failure(["serve", "extra"])).toMatch(/unexpected argument "extra"/)
     expect(failure(["launch"])).toMatch(/^unknown command "launch"/)

@@ -79,6 +79,9 @@ const reportedWindow = (windows: Arr.NonEmptyReadonlyArray<RateLimitWindow>): Ra
  * on one request and the next state.
  *
  * - While banned (`now < bannedUntil`): `Banned`, counted nowhere.
+ * - A `Banned` decision reports every window with nothing remaining and
+ *   resetting when the ban ends (whole seconds, rounded up), so the headers
+ *   agree with `Retry-After`.
  * - Else, if any window is full: refused and numbered (`refusedCount + 1`);
  *   a number beyond `banAfter` starts a ban of `banSeconds` (`Banned`),
  *   otherwise `RateLimited` until the latest reset among the full windows.
@@ -134,6 +137,10 @@ export const decide = (rules: RateLimitRules, now: number) =>
     refused = 0
   }
 
+  // While banned, every window agrees with `Retry-After`: nothing remains
+  // until the ban ends.
+  const banned = outcome === "Banned"
+  const banReset = Math.ceil(until / 1000)
   const windows: Array<RateLimitWindow> = []
   for (const { limit, name } of rules.windows) {
     const counter = name === "minute" ? minute : day
@@ -141,8 +148,8 @@ export const decide = (rules: RateLimitRules, now: number) =>
       name,
       seconds: windowSeconds[name],
       limit,
-      remaining: Math.max(0, limit - counter.count - consumed),
-      reset: resetOf(name, counter) / 1000
+      remaining: banned ? 0 : Math.max(0, limit - counter.count - consumed),
+      reset: banned ? banReset : resetOf(name, counter) / 1000
     })
   }
   const inForce = windows as unknown as Arr.NonEmptyReadonlyArray<RateLimitWindow>

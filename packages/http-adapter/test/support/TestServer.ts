@@ -11,6 +11,8 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as HttpAdapter from "../../src/HttpAdapter.js"
 import * as NodeServer from "../../src/NodeServer.js"
+import * as OpenApiDocument from "../../src/OpenApiDocument.js"
+import * as DocumentValidator from "./DocumentValidator.js"
 
 export type StoreKind = "memory" | "sqlite"
 
@@ -53,9 +55,9 @@ export const start = (options: TestServerOptions) =>
     const listening = Layer.scoped(
       HttpServer.HttpServer,
       Effect.flatMap(
-        HttpAdapter.makeNodeListener({ accessLog: false, ...options.adapter }),
-        (listener) =>
-          NodeHttpServer.make(() => NodeServer.make(options.limits).on("request", listener), { host: "127.0.0.1", port: 0 })
+        HttpAdapter.makeNodeListeners({ accessLog: false, ...options.adapter }),
+        (listeners) =>
+          NodeHttpServer.make(() => NodeServer.make(options.limits, listeners), { host: "127.0.0.1", port: 0 })
       )
     )
     const context = yield* Layer.build(
@@ -69,6 +71,12 @@ export const start = (options: TestServerOptions) =>
     const address = Context.get(context, HttpServer.HttpServer).address
     const auth = Context.get(context, ApiKeyAuth.ApiKeyAuth)
     const origin = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
+    // Every response is checked against the document this server serves (the
+    // same `OpenApiDocument`; fetching it here would count in the limits).
+    const validate = DocumentValidator.make(
+      OpenApiDocument.make(OpenApiDocument.resolveServers(options.adapter?.servers, origin)) as unknown as Record<string, any>,
+      new URL(options.adapter?.baseUrl ?? "http://x/v1").pathname
+    )
     const server: TestServer = {
       origin,
       issue: (plan, issueOptions) =>
@@ -77,7 +85,13 @@ export const start = (options: TestServerOptions) =>
           Effect.orDie
         ),
       revoke: (id) => Effect.orDie(auth.revoke(id)),
-      request: (path, init) => Effect.promise(() => fetch(origin + path, init))
+      request: (path, init) =>
+        Effect.promise(async () => {
+          const response = await fetch(origin + path, init)
+          const problems = validate(init?.method ?? "GET", path, response, await response.clone().text())
+          if (problems.length > 0) throw new Error(`The response breaks the document:\n${problems.join("\n")}`)
+          return response
+        })
     }
     return server
   })
