@@ -24,7 +24,8 @@ export const statusByCode = {
   unsupported_media_type: 415,
   rate_limited: 429,
   api_key_banned: 429,
-  internal_error: 500
+  internal_error: 500,
+  service_unavailable: 503
 } as const
 
 /**

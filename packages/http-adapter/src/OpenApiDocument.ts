@@ -89,7 +89,8 @@ const descriptions: Record<string, string> = {
   "413": "The body is larger than 65,536 bytes (`payload_too_large`).",
   "415": "The body is not `application/json` (`unsupported_media_type`).",
   "429": "Over a rate limit (`rate_limited`) or the key is temporarily banned (`api_key_banned`).",
-  "500": "An internal error (`internal_error`); no detail is disclosed."
+  "500": "An internal error (`internal_error`); no detail is disclosed.",
+  "503": "The store cannot be reached for now (`service_unavailable`); retry after `Retry-After` seconds."
 }
 
 const errorContent: Json = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } }
@@ -99,7 +100,7 @@ const name: Json = { type: "string", minLength: 1, maxLength: 255, description: 
 
 const responseHeaders = (operation: string, status: string): Json => {
   const names = [...rateLimitHeaders]
-  if (status === "429") names.push("Retry-After")
+  if (status === "429" || status === "503") names.push("Retry-After")
   if (status === "401") names.push("WWW-Authenticate")
   if (operation === "createPet" && status === "201") names.push("Location")
   if (operation === "listPets" && status === "200") names.push("Link")
