@@ -11,6 +11,7 @@ import { statusByCode } from "./ApiError.js"
 import type { ApiKey } from "./ApiKey.js"
 import * as ApiKeyAuth from "./ApiKeyAuth.js"
 import type { ApiKeyStore } from "./ApiKeyStore.js"
+import type { IdempotencyStore } from "./IdempotencyStore.js"
 import * as DeprecationPolicy from "./DeprecationPolicy.js"
 import * as GuardedPetOperations from "./GuardedPetOperations.js"
 import type { PetPage } from "./ListPetsQuery.js"
@@ -22,12 +23,22 @@ import type { RateLimitStore } from "./RateLimitStore.js"
 import type { StoreError } from "./StoreError.js"
 
 /**
- * The ports a store provides.
+ * The ports a store provides (every store package provides all four).
  *
  * @since 1.0.0
  * @category models
  */
-export type StorePorts = PetRepository | ApiKeyStore | RateLimitStore
+export type StorePorts = PetRepository | ApiKeyStore | RateLimitStore | IdempotencyStore
+
+/**
+ * The ports `layer` cannot do without. The `IdempotencyStore` is taken from
+ * the context when there is one (every store's layer provides it); without
+ * it, a `createPet` with an idempotency key is a defect.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type RequiredPorts = PetRepository | ApiKeyStore | RateLimitStore
 
 /**
  * Every service of the store.
@@ -43,12 +54,14 @@ export type Services =
   | DeprecationPolicy.DeprecationPolicy
 
 /**
- * The services of the store, on top of a store's ports and the access settings.
+ * The services of the store, on top of a store's ports (`StorePorts`; the
+ * `IdempotencyStore` is used when present, see `RequiredPorts`) and the access
+ * settings.
  *
  * @since 1.0.0
  * @category layers
  */
-export const layer: Layer.Layer<Services, never, StorePorts | AccessConfig.AccessConfig> = GuardedPetOperations.layer
+export const layer: Layer.Layer<Services, never, RequiredPorts | AccessConfig.AccessConfig> = GuardedPetOperations.layer
   .pipe(
     Layer.provideMerge(Layer.mergeAll(
       PetOperations.layer,
@@ -126,16 +139,19 @@ export interface CreatePetInput {
  */
 export interface AnimalStore {
   readonly listPets: (query?: ListPetsInput) => Promise<PetPage>
-  readonly createPet: (pet: CreatePetInput) => Promise<Pet>
+  /** With `options.idempotencyKey`, at most one animal per key in 24 hours (see `PetOperations.CreatePetOptions`). */
+  readonly createPet: (pet: CreatePetInput, options?: PetOperations.CreatePetOptions) => Promise<Pet>
   readonly getPet: (id: number) => Promise<Pet>
   readonly guarded: {
     readonly listPets: (
       request: GuardedPetOperations.ClientRequest,
       query?: ListPetsInput
     ) => Promise<GuardedPetOperations.Guarded<PetPage>>
+    /** With `options.idempotencyKey`, scoped to the client's API key; a replay has `meta.idempotentReplayed`. */
     readonly createPet: (
       request: GuardedPetOperations.ClientRequest,
-      pet: CreatePetInput
+      pet: CreatePetInput,
+      options?: GuardedPetOperations.GuardedCreatePetOptions
     ) => Promise<GuardedPetOperations.Guarded<Pet>>
     readonly getPet: (
       request: GuardedPetOperations.ClientRequest,
@@ -199,11 +215,11 @@ export const open = async (options: OpenOptions): Promise<AnimalStore> => {
     run(Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (service) => Effect.mapError(f(service), (e) => toFacadeError(e))))
   return {
     listPets: (query = {}) => trusted((ops) => ops.listPets(query)),
-    createPet: (pet) => trusted((ops) => ops.createPet(pet)),
+    createPet: (pet, createOptions) => trusted((ops) => ops.createPet(pet, createOptions)),
     getPet: (id) => trusted((ops) => ops.getPet(id)),
     guarded: {
       listPets: (request, query = {}) => guarded((ops) => ops.listPets(request, query)),
-      createPet: (request, pet) => guarded((ops) => ops.createPet(request, pet)),
+      createPet: (request, pet, createOptions) => guarded((ops) => ops.createPet(request, pet, createOptions)),
       getPet: (request, id) => guarded((ops) => ops.getPet(request, id))
     },
     keys: {

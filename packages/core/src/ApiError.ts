@@ -19,9 +19,11 @@ export const statusByCode = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  idempotency_key_in_use: 409,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   api_key_banned: 429,
   internal_error: 500,
@@ -209,12 +211,53 @@ export class Gone extends Schema.TaggedError<Gone>()("Gone", {
 }
 
 /**
+ * The `Idempotency-Key` of a `createPet` was first used, in the last 24 hours
+ * and by the same API key, with another body (decisions.md, "Idempotency";
+ * the rule is `Idempotency.decide`).
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {}) {
+  /** @since 1.0.0 */
+  readonly code = "idempotency_key_reused" as const
+  /** @since 1.0.0 */
+  override get message(): string {
+    return "This Idempotency-Key was already used with another request body in the last 24 hours"
+  }
+}
+
+/**
+ * The first `createPet` with this `Idempotency-Key` is still being processed;
+ * retrying later gets its response replayed.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class IdempotencyKeyInUse extends Schema.TaggedError<IdempotencyKeyInUse>()("IdempotencyKeyInUse", {}) {
+  /** @since 1.0.0 */
+  readonly code = "idempotency_key_in_use" as const
+  /** @since 1.0.0 */
+  override get message(): string {
+    return "A request with this Idempotency-Key is still being processed; retry later"
+  }
+}
+
+/**
  * Every failure the operations can answer with to a client.
  *
  * @since 1.0.0
  * @category models
  */
-export type ApiError = InvalidRequest | Unauthorized | PetNotFound | RateLimited | ApiKeyBanned | Gone
+export type ApiError =
+  | InvalidRequest
+  | Unauthorized
+  | PetNotFound
+  | RateLimited
+  | ApiKeyBanned
+  | Gone
+  | IdempotencyKeyReused
+  | IdempotencyKeyInUse
 
 /**
  * The `Error` body of a typed failure.

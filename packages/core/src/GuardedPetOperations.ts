@@ -45,6 +45,22 @@ export interface ResponseMeta {
   /** `undefined` only when the limiter could not be reached (a `StoreError`). */
   readonly rateLimit: RateLimitDecision | undefined
   readonly deprecation: Deprecation | undefined
+  /**
+   * `true` on a `createPet` that replayed the animal of a first request with
+   * the same `Idempotency-Key` (HTTP: `Idempotent-Replayed: true`); absent otherwise.
+   */
+  readonly idempotentReplayed?: true | undefined
+}
+
+/**
+ * The options of a guarded `createPet`: an `Idempotency-Key`, scoped to the
+ * client's API key (see `PetOperations.CreatePetOptions`).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface GuardedCreatePetOptions {
+  readonly idempotencyKey?: string | undefined
 }
 
 /**
@@ -98,7 +114,11 @@ export interface GuardedPetOperationsService {
    */
   readonly admit: (request: ClientRequest, operation: OperationName | undefined) => Effect.Effect<Admission, GuardedFailure>
   readonly listPets: (request: ClientRequest, query: unknown) => Effect.Effect<Guarded<PetPage>, GuardedFailure>
-  readonly createPet: (request: ClientRequest, body: unknown) => Effect.Effect<Guarded<Pet>, GuardedFailure>
+  readonly createPet: (
+    request: ClientRequest,
+    body: unknown,
+    options?: GuardedCreatePetOptions
+  ) => Effect.Effect<Guarded<Pet>, GuardedFailure>
   readonly getPet: (request: ClientRequest, id: unknown) => Effect.Effect<Guarded<Pet>, GuardedFailure>
 }
 
@@ -215,10 +235,28 @@ export const make: Effect.Effect<
         onSuccess: (value) => ({ value, meta })
       }))
 
+  /** A keyed create, scoped to the admitted key; a replay is marked in `meta`. */
+  const createKeyed = (
+    request: ClientRequest,
+    body: unknown,
+    idempotencyKey: string
+  ): Effect.Effect<Guarded<Pet>, GuardedFailure> =>
+    Effect.flatMap(admit(request, "createPet"), ({ meta, principal }) =>
+      Effect.mapBoth(
+        operations.createPetOutcome(body, { idempotencyKey, idempotencyScope: principal?.keyId }),
+        {
+          onFailure: (error) => guardedFailure(error, meta),
+          onSuccess: ({ pet, replayed }) => ({ value: pet, meta: replayed ? { ...meta, idempotentReplayed: true } : meta })
+        }
+      ))
+
   return {
     admit,
     listPets: (request, query) => guard(request, "listPets", operations.listPets(query)),
-    createPet: (request, body) => guard(request, "createPet", operations.createPet(body)),
+    createPet: (request, body, options) =>
+      options?.idempotencyKey === undefined
+        ? guard(request, "createPet", operations.createPet(body))
+        : createKeyed(request, body, options.idempotencyKey),
     getPet: (request, id) => guard(request, "getPet", operations.getPet(id))
   }
 })

@@ -3,7 +3,8 @@
  * `PetsApi`: version 1.0.0, the production and staging base addresses as
  * servers, the bearer scheme, `getPet` deprecated, and the headers of
  * decisions.md (rate limits on every response, `Retry-After` on 429,
- * `WWW-Authenticate` on 401, `Location` on 201, `Link` for the next page, and
+ * `WWW-Authenticate` on 401, `Location` and `Idempotent-Replayed` on 201, `Link`
+ * for the next page, the `Idempotency-Key` parameter of `createPet`, and
  * `Deprecation`/`Sunset`/`Link` on `getPet`); and its reference page at
  * `GET /v1/docs` (Scalar, inlined, as @effect/platform's `HttpApiScalar`
  * renders it).
@@ -67,6 +68,10 @@ const headers: Json = {
     type: "string"
   }),
   "Location": header("The path of the created animal, `/v1/pets/{id}`.", { type: "string" }),
+  "Idempotent-Replayed": header(
+    "`true` when the response replays the first response to a request with the same `Idempotency-Key`; absent otherwise.",
+    { type: "string", enum: ["true"] }
+  ),
   "Link": header("`<...>; rel=\"next\"`: the next page of the listing, when there is one.", { type: "string" }),
   "Deprecation": header("RFC 9745: when the operation was deprecated, `@<unix seconds>`.", { type: "string" }),
   "Sunset": header("RFC 8594: when the operation is removed, `Thu, 05 Dec 2030 00:00:00 GMT`.", { type: "string" }),
@@ -85,9 +90,11 @@ const descriptions: Record<string, string> = {
   "400": "The request is invalid: body, parameters or JSON (`invalid_request`, with `details` for validation).",
   "401": "The API key is missing or invalid (`unauthorized`).",
   "404": "The animal does not exist (`not_found`).",
+  "409": "A request with this `Idempotency-Key` is still being processed (`idempotency_key_in_use`); retry later.",
   "410": "The operation is past its sunset (`gone`).",
   "413": "The body is larger than 65,536 bytes (`payload_too_large`).",
   "415": "The body is not `application/json` (`unsupported_media_type`).",
+  "422": "This `Idempotency-Key` was used with another body in the last 24 hours (`idempotency_key_reused`).",
   "429": "Over a rate limit (`rate_limited`) or the key is temporarily banned (`api_key_banned`).",
   "500": "An internal error (`internal_error`); no detail is disclosed.",
   "503": "The store cannot be reached for now (`service_unavailable`); retry after `Retry-After` seconds."
@@ -102,7 +109,7 @@ const responseHeaders = (operation: string, status: string): Json => {
   const names = [...rateLimitHeaders]
   if (status === "429" || status === "503") names.push("Retry-After")
   if (status === "401") names.push("WWW-Authenticate")
-  if (operation === "createPet" && status === "201") names.push("Location")
+  if (operation === "createPet" && status === "201") names.push("Location", "Idempotent-Replayed")
   if (operation === "listPets" && status === "200") names.push("Link")
   const out: Json = Object.fromEntries(names.map((name) => [name, ref(name)]))
   if (operation === "getPet") {
@@ -122,6 +129,10 @@ const complete = (spec: Json): Json => {
   for (const methods of Object.values<Json>(spec.paths)) {
     for (const operation of Object.values<Json>(methods)) {
       const operationName = String(operation.operationId).replace(/^pets\./, "")
+      for (const parameter of operation.parameters ?? []) {
+        // HttpApi declares headers by their lower-case names; the document shows them as written.
+        if (parameter.in === "header" && parameter.name === "idempotency-key") parameter.name = "Idempotency-Key"
+      }
       for (const [status, response] of Object.entries<Json>(operation.responses)) {
         response.description = descriptions[status] ?? response.description
         if (Number(status) >= 400) response.content = errorContent

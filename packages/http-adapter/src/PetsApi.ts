@@ -10,7 +10,7 @@
  *
  * @since 1.0.0
  */
-import { ApiError, ListPetsQuery, Pet } from "@animal-store/core"
+import { ApiError, Idempotency, ListPetsQuery, Pet } from "@animal-store/core"
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -117,15 +117,30 @@ const listPets = HttpApiEndpoint.get("listPets", "/pets")
   )
 
 const createPet = HttpApiEndpoint.post("createPet", "/pets")
+  .setHeaders(Schema.Struct({
+    "idempotency-key": Schema.optional(Schema.String.annotations({
+      jsonSchema: {
+        ...Idempotency.keyJsonSchema,
+        description: "A key of the client's choosing (1 to 255 visible ASCII characters, else 400), scoped to the " +
+          "API key and remembered for 24 hours from the first request: a retry with the same key and the same " +
+          "JSON body gets the first 201 again (`Idempotent-Replayed: true`) and creates nothing; another body " +
+          "gets 422 `idempotency_key_reused`, and a retry while the first request is being processed 409 " +
+          "`idempotency_key_in_use`."
+      }
+    }))
+  }))
   .setPayload(Pet.NewPet)
   .addSuccess(Pet.Pet, { status: 201 })
   .addError(errorAt(400))
+  .addError(errorAt(409))
   .addError(errorAt(413))
   .addError(errorAt(415))
+  .addError(errorAt(422))
   .annotate(OpenApi.Summary, "Add an animal")
   .annotate(
     OpenApi.Description,
-    "Bodies are `application/json` of at most 65,536 bytes. Answers the created animal with `Location: /v1/pets/{id}`."
+    "Bodies are `application/json` of at most 65,536 bytes. Answers the created animal with `Location: /v1/pets/{id}`. " +
+      "With `Idempotency-Key`, a retried request never creates a second animal."
   )
 
 const getPet = HttpApiEndpoint.get("getPet", "/pets/:petId")

@@ -3,11 +3,13 @@
  * trusted `PetOperations` (the request was already admitted by
  * `RequestHandler`) and the result to its response: 200 with the pets and
  * `Link: <...>; rel="next"` when there are more, 201 with the pet and
- * `Location`, 200 with the pet. Every failure is answered by `ErrorResponse`.
+ * `Location` (and `Idempotent-Replayed: true` when an `Idempotency-Key`
+ * replayed the first request's animal), 200 with the pet. Every failure is
+ * answered by `ErrorResponse`.
  *
  * @since 1.0.0
  */
-import type { ListPetsQuery } from "@animal-store/core"
+import type { ApiKey, ListPetsQuery } from "@animal-store/core"
 import { Pet, PetOperations } from "@animal-store/core"
 import { Effect } from "effect"
 import * as ErrorResponse from "./ErrorResponse.js"
@@ -36,6 +38,13 @@ const encodePet = (pet: Pet.Pet): typeof Pet.Pet.Encoded => ({
  * @category constructors
  */
 export const petPath = (id: number): string => `${basePath}/pets/${id}`
+
+/** 201 with the pet and `Location`; a replay of an `Idempotency-Key` also has `Idempotent-Replayed: true`. */
+const createdResponse = (pet: Pet.Pet, replayed: boolean): HttpExchange.Response =>
+  HttpExchange.json(encodePet(pet), {
+    status: 201,
+    headers: replayed ? { location: petPath(pet.id), "idempotent-replayed": "true" } : { location: petPath(pet.id) }
+  })
 
 type QueryValue = string | ReadonlyArray<string> | undefined
 
@@ -66,8 +75,9 @@ const pageResponse = (
   )
 
 /**
- * What a handler reads of its request: the request (its URL, its body) and
- * the percent-decoded path parameters.
+ * What a handler reads of its request: the request (its URL, its headers, its
+ * body), the percent-decoded path parameters, and who it was admitted as
+ * (`undefined` without a key; the operations require one).
  *
  * @since 1.0.0
  * @category models
@@ -75,6 +85,7 @@ const pageResponse = (
 export interface Inputs {
   readonly request: HttpExchange.Request
   readonly params: Readonly<Record<string, string>>
+  readonly principal?: ApiKey.Principal | undefined
 }
 
 /**
@@ -120,15 +131,22 @@ export const make: Effect.Effect<Record<PetOperations.OperationName, Handler>, n
         Effect.map(operations.listPets(listQuery), (page) => pageResponse(page, listQuery))
       )
     },
-    createPet: ({ request }) =>
-      ErrorResponse.recover(
-        RequestBody.json(request).pipe(
-          Effect.flatMap(operations.createPet),
-          Effect.map((pet) =>
-            HttpExchange.json(encodePet(pet), { status: 201, headers: { location: petPath(pet.id) } })
+    createPet: ({ principal, request }) => {
+      const idempotencyKey = HttpExchange.header(request, "idempotency-key")
+      return ErrorResponse.recover(
+        idempotencyKey === undefined
+          ? RequestBody.json(request).pipe(
+            Effect.flatMap(operations.createPet),
+            Effect.map((pet) => createdResponse(pet, false))
           )
-        )
-      ),
+          : RequestBody.json(request).pipe(
+            Effect.flatMap((body) =>
+              operations.createPetOutcome(body, { idempotencyKey, idempotencyScope: principal?.keyId })
+            ),
+            Effect.map(({ pet, replayed }) => createdResponse(pet, replayed))
+          )
+      )
+    },
     getPet: ({ params }) =>
       ErrorResponse.recover(Effect.map(operations.getPet(params["petId"]), (pet) => HttpExchange.json(encodePet(pet))))
   }))

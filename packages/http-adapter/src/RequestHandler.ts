@@ -104,7 +104,8 @@ export const make = (options?: Options): Effect.Effect<RequestHandler, never, Re
     const route = (
       request: HttpExchange.Request,
       matched: Routes.Route,
-      path: string
+      path: string,
+      admission: Guarded.Admission
     ): Effect.Effect<HttpExchange.Response> => {
       switch (matched._tag) {
         case "NotFound":
@@ -117,7 +118,7 @@ export const make = (options?: Options): Effect.Effect<RequestHandler, never, Re
           const params = decodeParams(matched.params)
           return params === undefined
             ? Effect.succeed(ErrorResponse.make(new MalformedPathParameter()))
-            : handlers[matched.operation]({ request, params })
+            : handlers[matched.operation]({ request, params, principal: admission.principal })
         }
       }
     }
@@ -151,7 +152,7 @@ export const make = (options?: Options): Effect.Effect<RequestHandler, never, Re
           Effect.flatMap(ErrorResponse.respond(error), (response) => respond(response, meta, undefined)),
         onSuccess: (admission) =>
           Effect.flatMap(
-            Effect.catchAllCause(route(request, matched, path), defect),
+            Effect.catchAllCause(route(request, matched, path, admission), defect),
             (response) => respond(response, admission.meta, admission.principal?.keyId)
           )
       })

@@ -4,19 +4,28 @@
  *
  * @since 1.0.0
  */
-import type { ApiKeyStore, PetRepository, RateLimitStore } from "@animal-store/core"
+import type { ApiKeyStore, IdempotencyStore, PetRepository, RateLimitStore } from "@animal-store/core"
 import { Layer } from "effect"
 import * as MemoryApiKeyStore from "./MemoryApiKeyStore.js"
+import * as MemoryIdempotencyStore from "./MemoryIdempotencyStore.js"
 import * as MemoryPetRepository from "./MemoryPetRepository.js"
 import * as MemoryRateLimitStore from "./MemoryRateLimitStore.js"
 
 /**
- * `PetRepository`, `ApiKeyStore` and `RateLimitStore` in memory. Each build of
+ * `PetRepository`, `ApiKeyStore`, `RateLimitStore` and `IdempotencyStore` in
+ * memory (the idempotency records on the same `PetRepository`). Each build of
  * the layer is a new, empty store independent of every other.
  *
  * @since 1.0.0
  * @category layers
  */
 export const layer: Layer.Layer<
-  PetRepository.PetRepository | ApiKeyStore.ApiKeyStore | RateLimitStore.RateLimitStore
-> = Layer.mergeAll(MemoryPetRepository.layer, MemoryApiKeyStore.layer, MemoryRateLimitStore.layer)
+  | PetRepository.PetRepository
+  | ApiKeyStore.ApiKeyStore
+  | RateLimitStore.RateLimitStore
+  | IdempotencyStore.IdempotencyStore
+> = Layer.mergeAll(
+  MemoryIdempotencyStore.layer.pipe(Layer.provideMerge(MemoryPetRepository.layer)),
+  MemoryApiKeyStore.layer,
+  MemoryRateLimitStore.layer
+)

@@ -98,6 +98,21 @@ export const migrations: Readonly<Record<string, Migration>> = {
       refused_count bigint,
       banned_until bigint
     )`
+  ),
+  // The record of an Idempotency-Key: the animal is `pet_id` (animals never
+  // change, so a replay reads it from `pets`). A row whose fingerprint is NULL
+  // exists only inside the transaction that locks a new key.
+  "4_create_idempotency_keys": statements(
+    (db) =>
+      `CREATE TABLE ${db.table("idempotency_keys")} (
+        scope text NOT NULL,
+        key text NOT NULL,
+        fingerprint text,
+        expires_at bigint,
+        pet_id bigint REFERENCES ${db.table("pets")} (id),
+        PRIMARY KEY (scope, key)
+      )`,
+    (db) => `CREATE INDEX idempotency_keys_expires_at ON ${db.table("idempotency_keys")} (expires_at)`
   )
 }
 

@@ -14,7 +14,7 @@
  *
  * @since 1.0.0
  */
-import type { ApiKeyStore, PetRepository, RateLimitStore } from "@animal-store/core"
+import type { ApiKeyStore, IdempotencyStore, PetRepository, RateLimitStore } from "@animal-store/core"
 import { StoreError } from "@animal-store/core"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -26,6 +26,7 @@ import Pg from "pg"
 import { fromCause, mapStoreError } from "./internal/storeError.js"
 import * as PostgresApiKeyStore from "./PostgresApiKeyStore.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
+import * as PostgresIdempotencyStore from "./PostgresIdempotencyStore.js"
 import * as PostgresMigrations from "./PostgresMigrations.js"
 import * as PostgresPetRepository from "./PostgresPetRepository.js"
 import * as PostgresRateLimitStore from "./PostgresRateLimitStore.js"
@@ -71,7 +72,11 @@ export const defaults = {
  * @since 1.0.0
  * @category models
  */
-export type Ports = PetRepository.PetRepository | ApiKeyStore.ApiKeyStore | RateLimitStore.RateLimitStore
+export type Ports =
+  | PetRepository.PetRepository
+  | ApiKeyStore.ApiKeyStore
+  | RateLimitStore.RateLimitStore
+  | IdempotencyStore.IdempotencyStore
 
 /**
  * `url` with its password replaced by `***`, for messages and logs. A text
@@ -164,7 +169,7 @@ export const layerClient = (
   )
 
 /**
- * The three per-port layers on a `PostgresDatabase`.
+ * The per-port layers on a `PostgresDatabase`.
  *
  * @since 1.0.0
  * @category layers
@@ -172,7 +177,8 @@ export const layerClient = (
 export const layerPorts: Layer.Layer<Ports, never, PostgresDatabase.PostgresDatabase> = Layer.mergeAll(
   PostgresPetRepository.layer,
   PostgresApiKeyStore.layer,
-  PostgresRateLimitStore.layer
+  PostgresRateLimitStore.layer,
+  PostgresIdempotencyStore.layer
 )
 
 const validSchema = (schema: string | undefined) =>

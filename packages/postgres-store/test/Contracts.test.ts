@@ -1,4 +1,4 @@
-import { testApiKeyStore, testPetRepository, testRateLimitStore } from "@animal-store/core/test"
+import { testApiKeyStore, testIdempotencyStore, testPetRepository, testRateLimitStore } from "@animal-store/core/test"
 import { freshLayerOnClient, useCluster, useSharedClient } from "./support/fresh.js"
 
 const cluster = useCluster()
@@ -10,3 +10,4 @@ const client = useSharedClient(cluster)
 testPetRepository("PostgreSQL, a host's PgClient", freshLayerOnClient(client))
 testApiKeyStore("PostgreSQL, a host's PgClient", freshLayerOnClient(client))
 testRateLimitStore("PostgreSQL, a host's PgClient", freshLayerOnClient(client))
+testIdempotencyStore("PostgreSQL, a host's PgClient", freshLayerOnClient(client))

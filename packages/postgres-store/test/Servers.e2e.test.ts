@@ -29,7 +29,7 @@ describe.sequential("servers on one PostgreSQL database", () => {
         [],
         new URL(store).pathname.slice(1)
       )
-      expect(Number(migrations[0]!.n)).toBe(3)
+      expect(Number(migrations[0]!.n)).toBe(4)
 
       const created = await runCli(["keys", "create", "--plan", "free", "--store", store])
       expect(created.code).toBe(0)
@@ -177,6 +177,32 @@ describe.sequential("servers on one PostgreSQL database", () => {
       for (const server of servers) expect(server.output()).not.toContain(cluster().password)
     })
   }, 120_000)
+
+  it("concurrent POSTs with one Idempotency-Key on two processes create one animal, replayed to the others", async () => {
+    const store = await cluster().createDatabase()
+    const key = "ask_live_idempotencytestkey00000"
+    await withServers(2, store, { ANIMAL_STORE_API_KEYS: `${key}:enterprise:1000000:1000000` }, async (servers) => {
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          request(servers[i % 2]!.origin, "/v1/pets", {
+            key,
+            body: { name: "Once", categoryId: 3 },
+            headers: { "idempotency-key": "order-42" }
+          }))
+      )
+      expect(replies.map((reply) => reply.status)).toEqual(Array.from({ length: 12 }, () => 201))
+      expect(new Set(replies.map((reply) => JSON.parse(reply.body).id)).size).toBe(1)
+      expect(replies.filter((reply) => reply.headers["idempotent-replayed"] === "true").length).toBe(11)
+      const rows = await cluster().query<{ n: string }>("SELECT count(*) AS n FROM pets", [], new URL(store).pathname.slice(1))
+      expect(Number(rows[0]!.n)).toBe(1)
+      const reused = await request(servers[1]!.origin, "/v1/pets", {
+        key,
+        body: { name: "Other", categoryId: 3 },
+        headers: { "idempotency-key": "order-42" }
+      })
+      expect(reused.status).toBe(422)
+    })
+  }, 60_000)
 
   it("a server whose database cannot be reached at start exits non-zero with one line that hides the password", async () => {
     const store = cluster().urlOf("postgres").replace(cluster().password, "not-the-password")

@@ -63,7 +63,22 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError, S
       day_count INTEGER NOT NULL,
       refused_count INTEGER NOT NULL,
       banned_until INTEGER NOT NULL
-    ) STRICT, WITHOUT ROWID`)
+    ) STRICT, WITHOUT ROWID`),
+  "4_create_idempotency_keys": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.andThen(
+      sql`CREATE TABLE idempotency_keys (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL CHECK (length(key) BETWEEN 1 AND 255),
+        fingerprint TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        pet_id INTEGER NOT NULL CHECK (pet_id >= 1),
+        pet_name TEXT NOT NULL CHECK (pet_name <> ''),
+        pet_category_id INTEGER NOT NULL CHECK (pet_category_id >= 1),
+        pet_status TEXT NOT NULL CHECK (pet_status IN ('available', 'pending', 'sold')),
+        PRIMARY KEY (scope, key)
+      ) STRICT`,
+      sql`CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)`
+    ))
 }
 
 const versionOf = (record: Readonly<Record<string, unknown>>): number =>

@@ -6,26 +6,12 @@
  *
  * @since 1.0.0
  */
-import { Pet, PetRepository } from "@animal-store/core"
+import { PetRepository } from "@animal-store/core"
 import { Effect, Layer, Option } from "effect"
+import type { PetRow } from "./internal/petRow.js"
+import { toPet } from "./internal/petRow.js"
 import { findByIdSql, insertSql, listByStatusSql, listSql } from "./internal/petSql.js"
 import * as SqliteDatabase from "./SqliteDatabase.js"
-
-type PetRow = readonly [id: number, name: string, categoryId: number, status: Pet.PetStatus]
-
-// Rows are read as arrays of column values (cheaper than objects). They hold
-// what `insert` stored (a valid `Pet`; STRICT types and CHECK constraints keep
-// their shape) and `Pet` has no defaults: make the instance as its constructor
-// does without validation, minus the constructor's generic per-call work,
-// which was most of the cost of listing a page.
-const toPet = (row: PetRow): Pet.Pet => {
-  const pet = Object.create(Pet.Pet.prototype) as { -readonly [K in keyof Pet.Pet]: Pet.Pet[K] }
-  pet.id = row[0] as Pet.PetId
-  pet.name = row[1]
-  pet.categoryId = row[2] as Pet.CategoryId
-  pet.status = row[3]
-  return pet
-}
 
 /**
  * @since 1.0.0

@@ -8,7 +8,7 @@
  *
  * @since 1.0.0
  */
-import type { ApiKeyStore, PetRepository, RateLimitStore } from "@animal-store/core"
+import type { ApiKeyStore, IdempotencyStore, PetRepository, RateLimitStore } from "@animal-store/core"
 import { StoreError } from "@animal-store/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { ConfigError, Scope } from "effect"
@@ -18,6 +18,7 @@ import * as Path from "node:path"
 import { mapStoreError } from "./internal/storeError.js"
 import * as SqliteApiKeyStore from "./SqliteApiKeyStore.js"
 import * as SqliteDatabase from "./SqliteDatabase.js"
+import * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
 import * as SqlitePetRepository from "./SqlitePetRepository.js"
 import * as SqliteRateLimitStore from "./SqliteRateLimitStore.js"
@@ -58,7 +59,11 @@ export interface Options {
  * @since 1.0.0
  * @category models
  */
-export type Ports = PetRepository.PetRepository | ApiKeyStore.ApiKeyStore | RateLimitStore.RateLimitStore
+export type Ports =
+  | PetRepository.PetRepository
+  | ApiKeyStore.ApiKeyStore
+  | RateLimitStore.RateLimitStore
+  | IdempotencyStore.IdempotencyStore
 
 const isFile = (filename: string) => filename !== ":memory:" && filename !== ""
 
@@ -135,7 +140,7 @@ export const layerClient = (
   )
 
 /**
- * The three per-port layers on the `SqliteDatabase` of `makeClient`.
+ * The per-port layers on the `SqliteDatabase` of `makeClient`.
  *
  * @since 1.0.0
  * @category layers
@@ -143,7 +148,8 @@ export const layerClient = (
 export const layerPorts: Layer.Layer<Ports, never, SqliteDatabase.SqliteDatabase> = Layer.mergeAll(
   SqlitePetRepository.layer,
   SqliteApiKeyStore.layer,
-  SqliteRateLimitStore.layer
+  SqliteRateLimitStore.layer,
+  SqliteIdempotencyStore.layer
 )
 
 /**

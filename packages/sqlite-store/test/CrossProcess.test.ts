@@ -49,6 +49,38 @@ describe("SqliteStore across processes", () => {
       expect(total("Banned")).toBe(2 * attempts - perMinute - banAfter)
     }))
 
+  it.scoped("processes creating under one idempotency key at once create one animal, and replay it", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const calls = 25
+      const results = yield* Effect.promise(async () => {
+        const workers = [0, 1].map(() => spawnFixture("idempotentCreateWorker.ts", [filename, String(calls)]))
+        try {
+          const outputs = workers.map((worker) => ({ lines: linesOf(worker), stderr: collectStderr(worker) }))
+          const next = async (i: number) => {
+            const line = await outputs[i]!.lines.next()
+            if (line.done === true) throw new Error(`idempotentCreateWorker.ts failed: ${outputs[i]!.stderr.text()}`)
+            return line.value
+          }
+          expect(await Promise.all([next(0), next(1)])).toEqual(["ready", "ready"])
+          for (const worker of workers) worker.stdin.write("go\n")
+          return (await Promise.all([next(0), next(1)])).map((line) =>
+            JSON.parse(line) as { created: number; replayed: number; ids: Array<number> }
+          )
+        } finally {
+          for (const worker of workers) worker.kill("SIGKILL")
+          await Promise.all(workers.map(exitOf))
+        }
+      })
+      expect(results.reduce((sum, result) => sum + result.created, 0)).toBe(1)
+      expect(results.reduce((sum, result) => sum + result.replayed, 0)).toBe(2 * calls - 1)
+      expect(results.map((result) => result.ids)).toEqual([[1], [1]])
+      const stored = yield* Effect.flatMap(PetRepository.PetRepository, (pets) => pets.list({ limit: 10 })).pipe(
+        Effect.provide(Layer.fresh(SqliteStore.layer({ filename })))
+      )
+      expect(stored.map((pet) => pet.id)).toEqual([1])
+    }))
+
   it.scoped("every insert acknowledged before kill -9 is there after reopening", () =>
     Effect.gen(function*() {
       const filename = yield* tempDatabase

@@ -6,3 +6,4 @@
 export * from "./PetRepositoryContract.js"
 export * from "./ApiKeyStoreContract.js"
 export * from "./RateLimitStoreContract.js"
+export * from "./IdempotencyStoreContract.js"

@@ -96,7 +96,12 @@ export interface Reply {
 export const request = (
   origin: string,
   path: string,
-  options: { readonly method?: string; readonly key?: string; readonly body?: unknown } = {}
+  options: {
+    readonly method?: string
+    readonly key?: string
+    readonly body?: unknown
+    readonly headers?: Record<string, string>
+  } = {}
 ) =>
   new Promise<Reply>((resolve, reject) => {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body)
@@ -104,6 +109,7 @@ export const request = (
       method: options.method ?? (body === undefined ? "GET" : "POST"),
       agent,
       headers: {
+        ...options.headers,
         ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }),
         ...(body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
       }

@@ -1,0 +1,137 @@
+/**
+ * The cost of `Idempotency-Key` on `POST /v1/pets`: the standalone server
+ * (built bin, SQLite on a fresh file, an enterprise key that never trips,
+ * access log off) answers createPet without a key and with a new key on every
+ * request (each one creates an animal and its record: the path a first request
+ * takes), in alternating rounds. Reports req/s and the server's CPU time per
+ * request (user + system from /proc) of each, and the ratio. The server is
+ * pinned to core 0 and this load generator to core 1 when `taskset` and two
+ * cores are there.
+ *
+ *   pnpm build && node --import tsx bench/idempotency.ts [--seconds 5] [--rounds 3]
+ */
+import autocannon from "autocannon"
+import { spawn, spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { parseArgs } from "node:util"
+
+const { values: flags } = parseArgs({
+  options: { seconds: { type: "string", default: "5" }, rounds: { type: "string", default: "3" } }
+})
+const seconds = Number(flags.seconds)
+const rounds = Number(flags.rounds)
+const root = Path.resolve(import.meta.dirname, "..")
+const pinned = Os.availableParallelism() >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0
+if (pinned) spawnSync("taskset", ["-p", "-c", "1", String(process.pid)])
+
+const ticksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
+const cpuSeconds = (pid: number): number => {
+  const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = Net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (server.address() as Net.AddressInfo).port
+      server.close(() => resolve(port))
+    })
+  })
+
+interface Result {
+  readonly requests: { readonly total: number }
+  readonly duration: number
+  readonly non2xx: number
+  readonly errors: number
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<Result>
+
+const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bench-idem-"))
+const key = `ask_live_bench${randomBytes(18).toString("base64url")}`
+const unlimited = 1_000_000_000
+const port = await freePort()
+const command = [
+  "node",
+  "packages/server/dist/cli/animal-store.js",
+  "serve",
+  "--port",
+  String(port),
+  "--host",
+  "127.0.0.1",
+  "--store",
+  `sqlite:${Path.join(folder, "bench.db")}`,
+  "--access-log",
+  "off"
+]
+const [file, ...args] = pinned ? ["taskset", "-c", "0", ...command] : command
+const server = spawn(file!, args, {
+  cwd: root,
+  env: { ...process.env, ANIMAL_STORE_API_KEYS: `${key}:enterprise:${unlimited}:${unlimited}` },
+  stdio: ["ignore", "pipe", "inherit"]
+})
+await new Promise<void>((resolve) => server.stdout.on("data", (chunk) => String(chunk).includes("listening") && resolve()))
+
+const body = JSON.stringify({ name: "Bench pet", categoryId: 7, status: "pending" })
+const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+let n = 0
+const run = (keyed: boolean, duration: number) =>
+  (autocannon as unknown as Autocannon)({
+    url: `http://127.0.0.1:${port}`,
+    connections: 64,
+    pipelining: 1,
+    duration,
+    requests: [{
+      method: "POST",
+      path: "/v1/pets",
+      headers,
+      body,
+      ...(keyed
+        ? {
+          setupRequest: (request: { headers: Record<string, string> }) => ({
+            ...request,
+            headers: { ...headers, "idempotency-key": `bench-${process.pid}-${n++}` }
+          })
+        }
+        : {})
+    }]
+  })
+
+const measure = async (keyed: boolean) => {
+  const before = cpuSeconds(server.pid!)
+  const result = await run(keyed, seconds)
+  const cpu = cpuSeconds(server.pid!) - before
+  if (result.non2xx + result.errors > 0) throw new Error(`unexpected responses: ${JSON.stringify(result)}`)
+  return { rps: result.requests.total / result.duration, cpuMicros: (cpu / result.requests.total) * 1e6 }
+}
+
+try {
+  await run(false, 2)
+  await run(true, 2)
+  const rows: Array<{ plain: { rps: number; cpuMicros: number }; keyed: { rps: number; cpuMicros: number } }> = []
+  for (let round = 0; round < rounds; round++) {
+    const plain = await measure(false)
+    const keyed = await measure(true)
+    rows.push({ plain, keyed })
+    console.log(
+      `round ${round + 1}: without key ${plain.rps.toFixed(0)} req/s, ${plain.cpuMicros.toFixed(0)} µs CPU/req; ` +
+        `with a new key ${keyed.rps.toFixed(0)} req/s, ${keyed.cpuMicros.toFixed(0)} µs CPU/req ` +
+        `(+${((keyed.cpuMicros / plain.cpuMicros - 1) * 100).toFixed(1)}%)`
+    )
+  }
+  const median = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const ratios = rows.map((row) => row.keyed.cpuMicros / row.plain.cpuMicros)
+  console.log(
+    `median CPU per request with a key: +${((median(ratios) - 1) * 100).toFixed(1)}% ` +
+      `(rounds ${ratios.map((r) => `+${((r - 1) * 100).toFixed(1)}%`).join(", ")}; target at most +20%)` +
+      (pinned ? "" : " [unpinned]")
+  )
+} finally {
+  server.kill("SIGTERM")
+  await new Promise((resolve) => server.once("exit", resolve))
+  Fs.rmSync(folder, { recursive: true, force: true })
+}
