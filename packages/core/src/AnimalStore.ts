@@ -100,7 +100,9 @@ const toFacadeError = (
   meta?: GuardedPetOperations.ResponseMeta
 ): AnimalStoreError =>
   error._tag === "StoreError"
-    ? new AnimalStoreError("internal_error", "The store failed", undefined, meta)
+    ? error.reason === "Unavailable"
+      ? new AnimalStoreError("service_unavailable", "The store cannot be reached; retry later", undefined, meta)
+      : new AnimalStoreError("internal_error", "The store failed", undefined, meta)
     : new AnimalStoreError(error.code, error.message, error._tag === "InvalidRequest" ? error.details : undefined, meta)
 
 /**

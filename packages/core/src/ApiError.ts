@@ -26,7 +26,8 @@ export const statusByCode = {
   idempotency_key_reused: 422,
   rate_limited: 429,
   api_key_banned: 429,
-  internal_error: 500
+  internal_error: 500,
+  service_unavailable: 503
 } as const
 
 /**

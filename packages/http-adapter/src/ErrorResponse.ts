@@ -2,13 +2,14 @@
  * The response of every error: the status and the `Error` body
  * `{code, message, status}` come from core's `ApiError` (one table of codes),
  * plus the headers some errors carry: `WWW-Authenticate` on 401, `Retry-After`
- * on 429, `Allow` on 405, and `Connection: close` on 413 (the rest of the
- * body is not read). A store failure is a 500 that discloses nothing.
+ * on 429 and 503, `Allow` on 405, and `Connection: close` on 413 (the rest of
+ * the body is not read). A store that cannot be reached is a 503
+ * `service_unavailable`; any other store failure a 500; neither discloses
+ * anything.
  *
  * @since 1.0.0
  */
-import type { StoreError } from "@animal-store/core"
-import { ApiError } from "@animal-store/core"
+import { ApiError, StoreError } from "@animal-store/core"
 import { Effect } from "effect"
 import * as HttpExchange from "./HttpExchange.js"
 import type { ProtocolError } from "./ProtocolError.js"
@@ -38,6 +39,17 @@ export const realm = "animal-store"
 export const internalErrorBody: ApiError.ErrorBody = ApiError.makeBody("internal_error", "An internal error occurred")
 
 /**
+ * The body of every 503: the store cannot be reached now. It discloses nothing.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const serviceUnavailableBody: ApiError.ErrorBody = ApiError.makeBody(
+  "service_unavailable",
+  "The service cannot reach its store; retry later"
+)
+
+/**
  * The `Error` body of a failure; a store failure discloses nothing.
  *
  * @since 1.0.0
@@ -45,7 +57,7 @@ export const internalErrorBody: ApiError.ErrorBody = ApiError.makeBody("internal
  */
 export const body = (failure: Failure): ApiError.ErrorBody =>
   failure._tag === "StoreError"
-    ? internalErrorBody
+    ? StoreError.isUnavailable(failure) ? serviceUnavailableBody : internalErrorBody
     : failure._tag === "InvalidRequest"
     ? ApiError.toBody(failure)
     : ApiError.makeBody(failure.code, failure.message)
@@ -65,6 +77,8 @@ const headers = (failure: Failure): Record<string, string> => {
       return { allow: failure.allow.join(", ") }
     case "PayloadTooLarge":
       return { connection: "close" }
+    case "StoreError":
+      return StoreError.isUnavailable(failure) ? { "retry-after": String(StoreError.retryAfterSeconds) } : {}
     default:
       return {}
   }
@@ -114,7 +128,7 @@ export const internalError: HttpExchange.Response = HttpExchange.json(internalEr
 
 /**
  * The response to a failure, as an effect: a store failure is logged (its
- * message only) before its 500 is answered.
+ * message only) before its 500 or 503 is answered.
  *
  * @since 1.0.0
  * @category constructors

@@ -125,7 +125,8 @@ const descriptions: Record<string, string> = {
   "415": "The body is not `application/json` (`unsupported_media_type`).",
   "422": "This `Idempotency-Key` was used with another body in the last 24 hours (`idempotency_key_reused`).",
   "429": "Over a rate limit (`rate_limited`) or the key is temporarily banned (`api_key_banned`).",
-  "500": "An internal error (`internal_error`); no detail is disclosed."
+  "500": "An internal error (`internal_error`); no detail is disclosed.",
+  "503": "The store cannot be reached for now (`service_unavailable`); retry after `Retry-After` seconds."
 }
 
 const errorContent: Json = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } }
@@ -139,7 +140,7 @@ const name: Json = { type: "string", minLength: 1, maxLength: 255, description: 
 const responseHeaders = (operation: string, status: string): Json => {
   const out: Json = {}
   for (const name of rateLimitHeaders) out[name] = required(name)
-  if (status === "429") out["Retry-After"] = required("Retry-After")
+  if (status === "429" || status === "503") out["Retry-After"] = required("Retry-After")
   if (status === "401") out["WWW-Authenticate"] = required("WWW-Authenticate")
   if (operation === "createPet" && status === "201") {
     out["Location"] = required("Location")

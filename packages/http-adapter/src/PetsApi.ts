@@ -181,6 +181,7 @@ export class PetsGroup extends HttpApiGroup.make("pets", { topLevel: true })
   .middleware(Authorization)
   .addError(errorAt(429))
   .addError(errorAt(500))
+  .addError(errorAt(503))
   .annotate(OpenApi.Title, "Pets")
 {}
 

@@ -14,11 +14,37 @@ const failingPets = (fail: Effect.Effect<never, StoreError.StoreError>) =>
 describe("failures disclose nothing", () => {
   const internal = { code: "internal_error", message: "An internal error occurred", status: 500 }
 
-  it.scoped("a store failure is a 500 with the bare Error body and the rate-limit fields", () =>
+  it.scoped("a store that cannot be reached is a 503 service_unavailable with Retry-After and the rate-limit fields", () =>
     Effect.gen(function*() {
       const api = yield* start({
         ports: failingPets(
-          Effect.fail(new StoreError.StoreError({ reason: "Unavailable", message: "disk /srv/secret-path is gone" }))
+          Effect.fail(new StoreError.StoreError({ reason: "Unavailable", message: "host db.secret-host is down" }))
+        )
+      })
+      const { secret } = yield* api.issue("pro")
+      for (const response of [
+        yield* api.request("/v1/pets", { headers: bearer(secret) }),
+        yield* api.request("/v1/pets", jsonBody(secret, { name: "A", categoryId: 1 })),
+        yield* api.request("/v1/pets/1", { headers: bearer(secret) })
+      ]) {
+        expect(response.status).toBe(503)
+        expect(response.headers.get("retry-after")).toBe("1")
+        const text = yield* Effect.promise(() => response.text())
+        expect(JSON.parse(text)).toEqual({
+          code: "service_unavailable",
+          message: "The service cannot reach its store; retry later",
+          status: 503
+        })
+        expect(text).not.toContain("secret-host")
+        expect(response.headers.get("x-ratelimit-limit")).toBe("300")
+      }
+    }).pipe(Effect.provide(Logger.remove(Logger.defaultLogger))))
+
+  it.scoped("any other store failure is a 500 with the bare Error body and the rate-limit fields", () =>
+    Effect.gen(function*() {
+      const api = yield* start({
+        ports: failingPets(
+          Effect.fail(new StoreError.StoreError({ reason: "Corrupt", message: "disk /srv/secret-path is gone" }))
         )
       })
       const { secret } = yield* api.issue("pro")

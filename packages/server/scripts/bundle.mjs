@@ -19,7 +19,8 @@ await esbuild.build({
   platform: "node",
   format: "esm",
   target: "node20",
-  external: ["better-sqlite3"],
+  // pg-native: the optional native driver of pg, never used (pg's JavaScript driver is).
+  external: ["better-sqlite3", "pg-native"],
   banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" },
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning"

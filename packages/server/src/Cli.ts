@@ -61,6 +61,8 @@ export const serveFlags = {
   "port": "PORT",
   "host": "HOST",
   "store": "ANIMAL_STORE_STORE",
+  "pool-size": "ANIMAL_STORE_POOL_SIZE",
+  "statement-timeout": "ANIMAL_STORE_STATEMENT_TIMEOUT",
   "env": "ANIMAL_STORE_ENV",
   "ban-after": "ANIMAL_STORE_BAN_AFTER",
   "ban-seconds": "ANIMAL_STORE_BAN_SECONDS",
@@ -97,7 +99,10 @@ Commands:
 serve flags (environment variable; default):
   --port N                   (PORT; 8080)
   --host H                   (HOST; 127.0.0.1)
-  --store S                  memory or sqlite:<path> (ANIMAL_STORE_STORE; sqlite:./data/animal-store.db)
+  --store S                  memory, sqlite:<path> or postgres://user:password@host:port/db
+                             (ANIMAL_STORE_STORE; sqlite:./data/animal-store.db)
+  --pool-size N              PostgreSQL connections per process (ANIMAL_STORE_POOL_SIZE; 10)
+  --statement-timeout MS     PostgreSQL statement timeout, 0 for none (ANIMAL_STORE_STATEMENT_TIMEOUT; 5000)
   --env E                    production or staging (ANIMAL_STORE_ENV; production)
   --ban-after N              (ANIMAL_STORE_BAN_AFTER; 10)
   --ban-seconds N            (ANIMAL_STORE_BAN_SECONDS; 900)
@@ -191,7 +196,13 @@ const parseServe = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
   return Either.gen(function*() {
     const port = yield* read("port", 8080, integer(0, 65_535))
     const host = yield* read("host", "127.0.0.1", (value) => Either.right(value))
-    const store = yield* read("store", StoreLocation.defaultLocation, StoreLocation.parse)
+    const location = yield* read("store", StoreLocation.defaultLocation, StoreLocation.parse)
+    const maxConnections = yield* read("pool-size", undefined, (value) => integer(1, 1_000)(value))
+    const statementTimeout = yield* read("statement-timeout", undefined, (value) => integer(0, 86_400_000)(value))
+    // Only a PostgreSQL store has a pool and statements: the settings are ignored otherwise.
+    const store: StoreLocation.StoreLocation = location._tag === "Postgres"
+      ? { ...location, maxConnections, statementTimeout }
+      : location
     const served = yield* read("env", AccessConfig.defaults.environment, environment)
     const banAfter = yield* read("ban-after", AccessConfig.defaults.banAfter, positive)
     const banSeconds = yield* read("ban-seconds", AccessConfig.defaults.banSeconds, positive)

@@ -1,15 +1,20 @@
 /**
  * Where the standalone server and the CLI keep their data: `memory` (gone
- * when the process ends) or `sqlite:<path>` (a SQLite file, created with its
- * folder). The default is `sqlite:./data/animal-store.db`.
+ * when the process ends), `sqlite:<path>` (a SQLite file, created with its
+ * folder: several processes on one machine) or
+ * `postgres://user:password@host:port/db` (a PostgreSQL database: several
+ * processes on several machines). The default is
+ * `sqlite:./data/animal-store.db`.
+ *
+ * A PostgreSQL URL holds a password: it is kept `Redacted`, and `format`
+ * shows it as `***`.
  *
  * @since 1.0.0
  */
 import type { AnimalStore, StoreError } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 import { SqliteStore } from "@animal-store/sqlite-store"
-import { Either } from "effect"
-import type { Layer } from "effect"
+import { Effect, Either, Layer, Redacted } from "effect"
 
 /**
  * @since 1.0.0
@@ -18,6 +23,14 @@ import type { Layer } from "effect"
 export type StoreLocation =
   | { readonly _tag: "Memory" }
   | { readonly _tag: "Sqlite"; readonly filename: string }
+  | {
+    readonly _tag: "Postgres"
+    readonly url: Redacted.Redacted<string>
+    /** The most connections of the pool (default: the store's, 10). */
+    readonly maxConnections?: number | undefined
+    /** Statement timeout in milliseconds, 0 for none (default: the store's, 5000). */
+    readonly statementTimeout?: number | undefined
+  }
 
 /**
  * `sqlite:./data/animal-store.db`.
@@ -27,8 +40,38 @@ export type StoreLocation =
  */
 export const defaultLocation: StoreLocation = { _tag: "Sqlite", filename: "./data/animal-store.db" }
 
+const isPostgresUrl = (value: string): boolean => {
+  if (!/^postgres(ql)?:\/\//.test(value)) return false
+  try {
+    return new URL(value).hostname !== "" || new URL(value).searchParams.has("host")
+  } catch {
+    return false
+  }
+}
+
 /**
- * Reads `memory` or `sqlite:<path>`; `Left` with the reason otherwise.
+ * `url` with its password (and any secret-looking query parameter) as `***`.
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const redactUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== "") parsed.password = "***"
+    for (const name of [...parsed.searchParams.keys()]) {
+      if (/pass|secret|token|key/i.test(name)) parsed.searchParams.set(name, "***")
+    }
+    return parsed.toString()
+  } catch {
+    return "<an invalid PostgreSQL URL>"
+  }
+}
+
+/**
+ * Reads `memory`, `sqlite:<path>` or `postgres://...` (also `postgresql://`);
+ * `Left` with the reason otherwise. The reason never repeats a PostgreSQL
+ * URL's password.
  *
  * @since 1.0.0
  * @category constructors
@@ -38,23 +81,51 @@ export const parse = (value: string): Either.Either<StoreLocation, string> => {
   if (value.startsWith("sqlite:") && value.length > "sqlite:".length) {
     return Either.right({ _tag: "Sqlite", filename: value.slice("sqlite:".length) })
   }
-  return Either.left(`expected memory or sqlite:<path>, got "${value}"`)
+  if (/^postgres(ql)?:/.test(value)) {
+    return isPostgresUrl(value)
+      ? Either.right({ _tag: "Postgres", url: Redacted.make(value) })
+      : Either.left(`expected postgres://user:password@host:port/database, got ${redactUrl(value)}`)
+  }
+  return Either.left(`expected memory, sqlite:<path> or postgres://user:password@host:port/database, got "${value}"`)
 }
 
 /**
- * The text form, as `parse` reads it.
+ * The text form, as `parse` reads it, with a PostgreSQL password as `***`.
  *
  * @since 1.0.0
  * @category conversions
  */
 export const format = (location: StoreLocation): string =>
-  location._tag === "Memory" ? "memory" : `sqlite:${location.filename}`
+  location._tag === "Memory"
+    ? "memory"
+    : location._tag === "Sqlite"
+    ? `sqlite:${location.filename}`
+    : redactUrl(Redacted.value(location.url))
 
 /**
- * The three store ports at `location`.
+ * The three store ports at `location`. The PostgreSQL store is loaded on
+ * first use (it is a chunk of its own in the bundled command).
  *
  * @since 1.0.0
  * @category layers
  */
-export const layer = (location: StoreLocation): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
-  location._tag === "Memory" ? MemoryStore.layer : SqliteStore.layer({ filename: location.filename })
+export const layer = (location: StoreLocation): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> => {
+  switch (location._tag) {
+    case "Memory":
+      return MemoryStore.layer
+    case "Sqlite":
+      return SqliteStore.layer({ filename: location.filename })
+    case "Postgres":
+      return Layer.unwrapEffect(
+        Effect.map(
+          Effect.promise(() => import("@animal-store/postgres-store")),
+          ({ PostgresStore }) =>
+            PostgresStore.layer({
+              url: location.url,
+              maxConnections: location.maxConnections,
+              statementTimeout: location.statementTimeout === undefined ? undefined : `${location.statementTimeout} millis`
+            })
+        )
+      )
+  }
+}

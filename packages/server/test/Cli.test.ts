@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Console, Effect, Either, Redacted } from "effect"
 import * as Cli from "../src/Cli.js"
+import * as StoreLocation from "../src/StoreLocation.js"
 import type * as StandaloneServer from "../src/StandaloneServer.js"
 import { temporaryDatabase } from "./support/temporaryDatabase.js"
 
@@ -35,6 +36,8 @@ describe("animal-store serve options", () => {
     "port": ["9090", "9191"],
     "host": ["0.0.0.0", "::1"],
     "store": ["memory", "sqlite:/tmp/x.db"],
+    "pool-size": ["5", "7"],
+    "statement-timeout": ["1000", "0"],
     "env": ["staging", "production"],
     "ban-after": ["3", "4"],
     "ban-seconds": ["30", "40"],
@@ -50,14 +53,30 @@ describe("animal-store serve options", () => {
   for (const [flag, variable] of Object.entries(Cli.serveFlags) as Array<[keyof typeof Cli.serveFlags, string]>) {
     it(`--${flag} is read from ${variable}, and the flag wins`, () => {
       const [fromEnv, fromFlag] = values[flag]
-      const viaEnv = serveOptions([], { [variable]: fromEnv })
-      const viaFlag = serveOptions([`--${flag}`, fromFlag], { [variable]: fromEnv })
-      const viaEquals = serveOptions([`--${flag}=${fromFlag}`], { [variable]: fromEnv })
-      expect(viaEnv).not.toEqual(serveOptions([]))
+      // The pool settings apply to a PostgreSQL store only.
+      const base = flag === "pool-size" || flag === "statement-timeout" ? ["--store", "postgres://u:p@db.example/animals"] : []
+      const viaEnv = serveOptions(base, { [variable]: fromEnv })
+      const viaFlag = serveOptions([...base, `--${flag}`, fromFlag], { [variable]: fromEnv })
+      const viaEquals = serveOptions([...base, `--${flag}=${fromFlag}`], { [variable]: fromEnv })
+      expect(viaEnv).not.toEqual(serveOptions(base))
       expect(viaFlag).not.toEqual(viaEnv)
       expect(viaEquals).toEqual(viaFlag)
     })
   }
+
+  it("reads a PostgreSQL store with its pool settings, and never shows its password", () => {
+    const url = "postgres://animal:s3cret-pw@db.example:5433/animals?sslmode=require"
+    const options = serveOptions(["--store", url, "--pool-size", "4"], { ANIMAL_STORE_STATEMENT_TIMEOUT: "2500" })
+    expect(options.store._tag).toBe("Postgres")
+    if (options.store._tag !== "Postgres") return
+    expect(Redacted.value(options.store.url)).toBe(url)
+    expect(options.store).toMatchObject({ maxConnections: 4, statementTimeout: 2500 })
+    expect(StoreLocation.format(options.store)).toBe("postgres://animal:***@db.example:5433/animals?sslmode=require")
+    expect(String(options.store.url)).not.toContain("s3cret-pw")
+    expect(JSON.stringify(options)).not.toContain("s3cret-pw")
+    expect(serveOptions(["--store", "postgresql://h/db"]).store._tag).toBe("Postgres")
+    expect(serveOptions(["--store", "memory", "--pool-size", "4"]).store).toEqual({ _tag: "Memory" })
+  })
 
   it("reads the keys to provision from ANIMAL_STORE_API_KEYS", () => {
     const options = serveOptions([], {
@@ -74,7 +93,11 @@ describe("animal-store serve options", () => {
     expect(failure(["serve", "--port"])).toBe("--port needs a value")
     expect(failure(["serve", "--port", "65536"])).toMatch(/^--port: expected an integer from 0 to 65535/)
     expect(failure(["serve"], { PORT: "http" })).toMatch(/^--port: /)
-    expect(failure(["serve", "--store", "postgres://x"])).toMatch(/^--store: expected memory or sqlite:<path>/)
+    expect(failure(["serve", "--store", "mysql://x"])).toMatch(/^--store: expected memory, sqlite:<path> or postgres:/)
+    expect(failure(["serve", "--store", "postgres://user:hunter2@"])).toMatch(/^--store: expected postgres:\/\/user:password@host/)
+    expect(failure(["serve", "--store", "postgres://user:hunter2@"])).not.toContain("hunter2")
+    expect(failure(["serve", "--store", "memory", "--pool-size", "0"])).toMatch(/^--pool-size: /)
+    expect(failure(["serve", "--store", "memory", "--statement-timeout", "soon"])).toMatch(/^--statement-timeout: /)
     expect(failure(["serve", "--env", "dev"])).toMatch(/^--env: expected production or staging/)
     expect(failure(["serve", "--ban-after", "0"])).toMatch(/^--ban-after: /)
     expect(failure(["serve", "--base-url", "ftp://x"])).toMatch(/^--base-url: /)

@@ -1,0 +1,154 @@
+/**
+ * Several servers on one PostgreSQL: the five HTTP scenarios against one
+ * standalone server process, then against two processes sharing the
+ * database (the load split between them), on a throwaway cluster (durable
+ * settings: fsync and synchronous_commit on) filled with 100,000 animals.
+ * Everything (PostgreSQL, the servers, autocannon) shares this machine's
+ * cores: the numbers show where the ceiling is, not a cluster's capacity.
+ *
+ *   pnpm bench:postgres [--seconds N] [--connections N] [--pets N]
+ *
+ * Prints one table and writes bench/results/postgres.json.
+ */
+import { ListPetsQuery, Pet } from "@animal-store/core"
+import autocannon from "autocannon"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as PgCluster from "../packages/postgres-store/test/support/PgCluster.js"
+import { random } from "./dataset.js"
+import type { HttpScenario, LoadPlan } from "./httpScenarios.js"
+import { expectedStatus, httpScenarios, requestOf } from "./httpScenarios.js"
+
+const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
+const bin = Path.join(root, "packages/server/dist/cli/animal-store.js")
+
+const flag = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i === -1 ? fallback : Number(process.argv[i + 1])
+}
+const seconds = flag("seconds", 6)
+const connections = flag("connections", 32)
+const pets = flag("pets", 100_000)
+const warmupSeconds = 2
+
+interface Histogram {
+  readonly p50: number
+  readonly p99: number
+}
+interface Result {
+  readonly requests: { readonly total: number }
+  readonly latency: Histogram
+  readonly duration: number
+  readonly errors: number
+  readonly statusCodeStats: Record<string, { readonly count: number }>
+}
+const fire = (url: string, scenario: HttpScenario, plan: LoadPlan, conns: number, duration: number) =>
+  (autocannon as unknown as (options: Record<string, unknown>) => Promise<Result>)({
+    url,
+    connections: conns,
+    pipelining: 1,
+    duration,
+    requests: [requestOf(scenario, plan)]
+  })
+
+const startServer = (store: string, key: string) =>
+  new Promise<ChildProcess.ChildProcess & { origin: string }>((resolve, reject) => {
+    const child = ChildProcess.spawn(process.execPath, [bin, "serve", "--port", "0", "--store", store, "--access-log", "off", "--anonymous-per-minute", "1000000000"], {
+      env: { ...process.env, ANIMAL_STORE_API_KEYS: `${key}:enterprise:1000000000:1000000000` }
+    })
+    let output = ""
+    child.stdout.on("data", (chunk) => {
+      output += chunk
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(output)
+      if (match) resolve(Object.assign(child, { origin: match[1]! }))
+    })
+    child.stderr.on("data", (chunk) => (output += chunk))
+    child.on("close", () => reject(new Error(`serve exited: ${output}`)))
+  })
+
+const cpuSeconds = (pid: number): number => {
+  const fields = Fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100 // utime + stime, in clock ticks of 1/100 s
+}
+
+if (!Fs.existsSync(bin)) throw new Error(`${bin} is missing: run pnpm build first`)
+const cluster = await PgCluster.start({ fsync: "on", synchronous_commit: "on", full_page_writes: "on", shared_buffers: "128MB" })
+const rows: Array<Record<string, unknown>> = []
+try {
+  const store = await cluster.createDatabase("bench")
+  const key = "ask_live_benchmarkkey0000000000"
+  // One server creates the schema, then the table is filled in one statement.
+  const first = await startServer(store, key)
+  first.kill("SIGTERM")
+  await new Promise((resolve) => first.once("exit", resolve))
+  await cluster.query(
+    `INSERT INTO pets (name, category_id, status)
+     SELECT 'pet ' || n, 1 + n % 50, (ARRAY['available', 'pending', 'sold'])[1 + n % 3] FROM generate_series(1, $1) AS n`,
+    [pets],
+    "bench"
+  )
+  await cluster.query("VACUUM ANALYZE pets", [], "bench")
+  const next = random(pets)
+  const plan: LoadPlan = {
+    connections,
+    warmupSeconds,
+    seconds,
+    key,
+    cursors: Array.from({ length: 1024 }, () => ListPetsQuery.encodeCursor(Pet.PetId.make(1 + Math.floor(next() * pets * 0.9)))),
+    ids: Array.from({ length: 1024 }, () => 1 + Math.floor(next() * pets)),
+    runs: []
+  }
+  for (const processes of [1, 2]) {
+    const servers = await Promise.all(Array.from({ length: processes }, () => startServer(store, key)))
+    try {
+      for (const scenario of httpScenarios) {
+        const per = Math.max(1, Math.floor(connections / processes))
+        await Promise.all(servers.map((server) => fire(server.origin, scenario, plan, per, warmupSeconds)))
+        const cpuBefore = servers.map((server) => cpuSeconds(server.pid!))
+        const results = await Promise.all(servers.map((server) => fire(server.origin, scenario, plan, per, seconds)))
+        const cpu = servers.reduce((sum, server, i) => sum + cpuSeconds(server.pid!) - cpuBefore[i]!, 0)
+        const total = results.reduce((sum, result) => sum + result.requests.total, 0)
+        const unexpected = results.reduce(
+          (sum, result) =>
+            sum + result.errors + Object.entries(result.statusCodeStats)
+              .filter(([status]) => Number(status) !== expectedStatus[scenario])
+              .reduce((s, [, { count }]) => s + Number(count), 0),
+          0
+        )
+        rows.push({
+          processes,
+          scenario,
+          requestsPerSecond: Math.round(total / seconds),
+          latencyP50Ms: Math.max(...results.map((result) => result.latency.p50)),
+          latencyP99Ms: Math.max(...results.map((result) => result.latency.p99)),
+          serverCpuMicrosPerRequest: Math.round((cpu / total) * 1e6),
+          unexpected
+        })
+        process.stderr.write(`${JSON.stringify(rows.at(-1))}\n`)
+      }
+    } finally {
+      for (const server of servers) server.kill("SIGKILL")
+    }
+  }
+} finally {
+  await cluster.destroy()
+}
+
+const table = [
+  "| scenario | 1 process | 2 processes | 2 / 1 |",
+  "|---|---|---|---|",
+  ...httpScenarios.map((scenario) => {
+    const [one, two] = [1, 2].map((processes) => rows.find((row) => row.processes === processes && row.scenario === scenario)!)
+    const cell = (row: Record<string, unknown>) =>
+      `${Number(row.requestsPerSecond).toLocaleString("en")} req/s, p99 ${row.latencyP99Ms} ms, ${row.serverCpuMicrosPerRequest} µs CPU/req${
+        Number(row.unexpected) > 0 ? `, ${row.unexpected} unexpected` : ""
+      }`
+    return `| ${scenario} | ${cell(one!)} | ${cell(two!)} | ${(Number(two!.requestsPerSecond) / Number(one!.requestsPerSecond)).toFixed(2)}x |`
+  })
+].join("\n")
+console.log(`PostgreSQL ${pets.toLocaleString("en")} pets, ${connections} connections, ${seconds} s per run, ${Os.availableParallelism()} cores\n${table}`)
+Fs.mkdirSync(Path.join(root, "bench/results"), { recursive: true })
+Fs.writeFileSync(Path.join(root, "bench/results/postgres.json"), JSON.stringify({ pets, connections, seconds, rows }, null, 2))

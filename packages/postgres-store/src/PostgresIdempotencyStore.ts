@@ -1,0 +1,103 @@
+/**
+ * `IdempotencyStore` on PostgreSQL, in the `idempotency_keys` table beside
+ * `pets`. A keyed create is one transaction: its first statement locks the
+ * `(scope, key)` row (creating a placeholder the first time: `INSERT ... ON
+ * CONFLICT DO UPDATE` takes the row lock either way and returns the record),
+ * then core's rule runs on the record; on `Create` a few expired records are
+ * purged, the animal is inserted and the record written, then the
+ * transaction commits. Any other decision rolls back: nothing is written (the
+ * placeholder of a new key disappears). A concurrent duplicate, in any
+ * process, waits for the lock and then replays the committed animal, so the
+ * rule's `InUse` never happens on this store; a process killed at any point
+ * leaves both the animal and its record or neither.
+ *
+ * @since 1.0.0
+ */
+import type { Pet } from "@animal-store/core"
+import { IdempotencyStore } from "@animal-store/core"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Data, Effect, Layer, Option } from "effect"
+import { mapStoreError } from "./internal/storeError.js"
+import * as PostgresDatabase from "./PostgresDatabase.js"
+import * as PostgresPetRepository from "./PostgresPetRepository.js"
+
+/**
+ * How many expired records a creating call purges at most.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const purgePerCreate = 4
+
+type LockRow = readonly [fingerprint: string | null, expiresAt: string | null, petId: string | null]
+
+/** Ends the transaction of a decision that writes nothing, with a rollback. */
+class NothingWritten extends Data.TaggedError("NothingWritten")<{
+  readonly outcome: IdempotencyStore.IdempotentCreateOutcome
+}> {}
+
+/**
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make: Effect.Effect<
+  IdempotencyStore.IdempotencyStoreService,
+  never,
+  PostgresDatabase.PostgresDatabase
+> = Effect.gen(function*() {
+  const { sql, table } = yield* PostgresDatabase.PostgresDatabase
+  const pets = yield* PostgresPetRepository.make
+  const keys = table("idempotency_keys")
+  const lockSql = `INSERT INTO ${keys} AS r (scope, key) VALUES ($1, $2)
+    ON CONFLICT (scope, key) DO UPDATE SET scope = r.scope
+    RETURNING fingerprint, expires_at, pet_id`
+  // An upsert: the purge before it may have deleted this key's own expired record (rows this transaction
+  // locked are not skipped by SKIP LOCKED).
+  const writeSql = `INSERT INTO ${keys} AS r (scope, key, fingerprint, expires_at, pet_id) VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, expires_at = excluded.expires_at,
+      pet_id = excluded.pet_id`
+  // The earliest expiries through the index; rows other transactions hold are skipped, not waited for.
+  const purgeSql = `DELETE FROM ${keys} WHERE ctid IN
+    (SELECT ctid FROM ${keys} WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`
+  const purge = (now: number, limit: number): Effect.Effect<number, SqlError> =>
+    Effect.map(
+      sql.unsafe(purgeSql, [now, limit]).raw as unknown as Effect.Effect<{ readonly rowCount: number | null }, SqlError>,
+      (result) => result.rowCount ?? 0
+    )
+  const recordOf = (row: LockRow | undefined) =>
+    row === undefined || row[0] === null
+      ? Effect.succeed(undefined)
+      : Effect.map(
+        pets.findById(Number(row[2]) as Pet.PetId),
+        (pet): IdempotencyStore.IdempotencyRecord | undefined =>
+          Option.isNone(pet) ? undefined : {
+            _tag: "Completed",
+            fingerprint: row[0]!,
+            expiresAt: Number(row[1]),
+            pet: pet.value
+          }
+      )
+  return {
+    createPet: ({ decide, key, now, pet, scope }) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const rows = (yield* sql.unsafe(lockSql, [scope, key]).values) as unknown as ReadonlyArray<LockRow>
+        const decision = decide(yield* recordOf(rows[0]))
+        if (decision._tag !== "Create") return yield* new NothingWritten({ outcome: decision })
+        yield* purge(now, purgePerCreate)
+        const created = yield* pets.insert(pet)
+        yield* sql.unsafe(writeSql, [scope, key, decision.fingerprint, decision.expiresAt, created.id])
+        return { _tag: "Created", pet: created } as IdempotencyStore.IdempotentCreateOutcome
+      })).pipe(
+        Effect.catchTag("NothingWritten", (nothing) => Effect.succeed(nothing.outcome)),
+        mapStoreError("Creating an animal under an idempotency key")
+      ),
+    purge: (now, limit) => purge(now, limit).pipe(mapStoreError("Purging expired idempotency keys"))
+  }
+})
+
+/**
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer: Layer.Layer<IdempotencyStore.IdempotencyStore, never, PostgresDatabase.PostgresDatabase> = Layer
+  .effect(IdempotencyStore.IdempotencyStore, make)

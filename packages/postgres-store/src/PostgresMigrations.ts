@@ -1,0 +1,229 @@
+/**
+ * The versioned schema of the PostgreSQL store, applied with @effect/sql's
+ * `Migrator` when the store is opened. Migration `N_name` brings the schema to
+ * version `N`; applied migrations are recorded in `effect_sql_migrations` of
+ * the store's schema.
+ *
+ * Several processes may open the store at once (servers starting together):
+ * migrating runs in one transaction that first takes a transaction-level
+ * advisory lock, so they migrate one after the other; the first applies the
+ * pending migrations, the others find nothing left to do. A database whose
+ * schema is newer than the code is refused ("Incompatible"), as in SQLite.
+ *
+ * @since 1.0.0
+ */
+import { StoreError } from "@animal-store/core"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import { mapStoreError } from "./internal/storeError.js"
+import * as PostgresDatabase from "./PostgresDatabase.js"
+
+/**
+ * The table `Migrator` records applied migrations in (in the store's schema).
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const table = "effect_sql_migrations"
+
+/**
+ * The first key of the advisory lock taken while migrating (the second is the
+ * hash of the schema name): "AnSt" in ASCII.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const advisoryLockKey = 0x416e5374
+
+/**
+ * A migration: it runs with the `PostgresDatabase` (and its `SqlClient`).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Migration = Effect.Effect<void, SqlError, PostgresDatabase.PostgresDatabase>
+
+const statements = (...texts: ReadonlyArray<(db: PostgresDatabase.PostgresDatabase) => string>): Migration =>
+  Effect.flatMap(PostgresDatabase.PostgresDatabase, (db) =>
+    Effect.forEach(texts, (text) => db.sql.unsafe(text(db)), { discard: true }))
+
+/**
+ * The migrations of the store, by `<version>_<name>`.
+ *
+ * @since 1.0.0
+ * @category migrations
+ */
+export const migrations: Readonly<Record<string, Migration>> = {
+  // A text column cannot hold U+0000, which a name may contain: such a name
+  // is kept exactly in `name_utf8` (its UTF-8 bytes), and `name` holds it with
+  // U+FFFD in place of each U+0000, for people reading the table.
+  "1_create_pets": statements(
+    (db) =>
+      `CREATE TABLE ${db.table("pets")} (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        name text NOT NULL CHECK (name <> ''),
+        name_utf8 bytea,
+        category_id bigint NOT NULL CHECK (category_id >= 1),
+        status text NOT NULL CHECK (status IN ('available', 'pending', 'sold'))
+      )`,
+    (db) => `CREATE INDEX pets_status_id ON ${db.table("pets")} (status, id)`
+  ),
+  "2_create_api_keys": statements(
+    (db) =>
+      `CREATE TABLE ${db.table("api_keys")} (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        digest text NOT NULL UNIQUE,
+        prefix text NOT NULL,
+        plan text NOT NULL CHECK (plan IN ('free', 'pro', 'business', 'enterprise')),
+        per_minute bigint NOT NULL CHECK (per_minute >= 1),
+        per_day bigint NOT NULL CHECK (per_day >= 1),
+        environment text NOT NULL CHECK (environment IN ('production', 'staging')),
+        created_at bigint NOT NULL,
+        revoked_at bigint
+      )`,
+    (db) => `CREATE INDEX api_keys_created_at ON ${db.table("api_keys")} (created_at, seq)`
+  ),
+  // A row is created with NULL counters the first time a subject is seen (the
+  // statement that locks it), and means "no state yet" until it is written.
+  "3_create_rate_limits": statements((db) =>
+    `CREATE TABLE ${db.table("rate_limits")} (
+      subject text NOT NULL PRIMARY KEY,
+      minute_start bigint,
+      minute_count bigint,
+      day_start bigint,
+      day_count bigint,
+      refused_count bigint,
+      banned_until bigint
+    )`
+  ),
+  // The record of an Idempotency-Key: the animal is `pet_id` (animals never
+  // change, so a replay reads it from `pets`). A row whose fingerprint is NULL
+  // exists only inside the transaction that locks a new key.
+  "4_create_idempotency_keys": statements(
+    (db) =>
+      `CREATE TABLE ${db.table("idempotency_keys")} (
+        scope text NOT NULL,
+        key text NOT NULL,
+        fingerprint text,
+        expires_at bigint,
+        pet_id bigint REFERENCES ${db.table("pets")} (id),
+        PRIMARY KEY (scope, key)
+      )`,
+    (db) => `CREATE INDEX idempotency_keys_expires_at ON ${db.table("idempotency_keys")} (expires_at)`
+  )
+}
+
+const versionOf = (record: Readonly<Record<string, unknown>>): number =>
+  Math.max(0, ...Object.keys(record).map((key) => Number.parseInt(key, 10)).filter(Number.isSafeInteger))
+
+/**
+ * The schema version this code writes: the highest migration version.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const schemaVersion: number = versionOf(migrations)
+
+/**
+ * The schema version of the database: its highest applied migration, 0 when
+ * it has none.
+ *
+ * @since 1.0.0
+ * @category queries
+ */
+export const databaseVersion: Effect.Effect<number, SqlError, PostgresDatabase.PostgresDatabase> = Effect.gen(
+  function*() {
+    const db = yield* PostgresDatabase.PostgresDatabase
+    const [found] = yield* db.sql.unsafe<{ readonly found: string | null }>(
+      `SELECT to_regclass($1)::text AS found`,
+      [`${db.schema}.${table}`]
+    )
+    if (found?.found == null) return 0
+    const [row] = yield* db.sql.unsafe<{ readonly version: number | null }>(
+      `SELECT max(migration_id) AS version FROM ${db.table(table)}`
+    )
+    return row?.version ?? 0
+  }
+)
+
+const run = Migrator.make({})
+
+/**
+ * Brings the database to the version of `record` in one transaction, under
+ * the advisory lock of the schema: either every pending migration is applied
+ * or none is, and processes opening the same database at once migrate it one
+ * after the other. Creates the schema when it does not exist. Fails with
+ * `StoreError` "Incompatible" when the database is newer than `record`.
+ *
+ * @since 1.0.0
+ * @category migrations
+ */
+export const migrateTo = (
+  record: Readonly<Record<string, Effect.Effect<void, unknown, PostgresDatabase.PostgresDatabase>>>
+): Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  StoreError.StoreError,
+  PostgresDatabase.PostgresDatabase
+> =>
+  Effect.gen(function*() {
+    const db = yield* PostgresDatabase.PostgresDatabase
+    const { schema, sql } = db
+    const codeVersion = versionOf(record)
+    const loader = Migrator.fromRecord(
+      Object.fromEntries(
+        Object.entries(record).map(([key, migration]) => [
+          key,
+          Effect.provideService(migration, PostgresDatabase.PostgresDatabase, db)
+        ])
+      )
+    )
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      yield* sql.unsafe(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [advisoryLockKey, schema])
+      const [exists] = yield* sql.unsafe<{ readonly found: string | null }>(
+        `SELECT to_regnamespace($1)::text AS found`,
+        [schema]
+      )
+      if (exists?.found == null) yield* sql.unsafe(`CREATE SCHEMA "${schema}"`)
+      // Created here, under the lock, rather than by `Migrator` (which
+      // creates it outside its transaction, and races with other processes).
+      yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${db.table(table)} (
+        migration_id integer PRIMARY KEY,
+        created_at timestamp with time zone NOT NULL DEFAULT now(),
+        name text NOT NULL
+      )`)
+      const version = yield* databaseVersion
+      if (version > codeVersion) {
+        return yield* new StoreError.StoreError({
+          reason: "Incompatible",
+          message: `The database schema is version ${version}, newer than version ${codeVersion} this code knows: ` +
+            `it was written by a newer animal-store. Upgrade animal-store, or use another database or schema.`
+        })
+      }
+      return yield* Effect.mapError(
+        run({ loader, table: `${schema}.${table}` }),
+        (error) =>
+          error._tag === "MigrationError"
+            ? new StoreError.StoreError({
+              reason: "Unknown",
+              message: `Migrating the database failed: ${error.message}`,
+              cause: error
+            })
+            : error
+      )
+    })).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+  }).pipe(mapStoreError("Migrating the database"))
+
+/**
+ * Brings the database to `schemaVersion`.
+ *
+ * @since 1.0.0
+ * @category migrations
+ */
+export const migrate: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  StoreError.StoreError,
+  PostgresDatabase.PostgresDatabase
+> = migrateTo(migrations)

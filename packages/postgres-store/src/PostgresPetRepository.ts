@@ -1,0 +1,77 @@
+/**
+ * `PetRepository` on PostgreSQL. Ids come from an identity column (a
+ * sequence: increasing, never reused, also across processes and after a
+ * rolled back insert); a listing is one range scan of the primary key, or of
+ * the `(status, id)` index when filtered by status.
+ *
+ * @since 1.0.0
+ */
+import { Pet, PetRepository } from "@animal-store/core"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Layer, Option } from "effect"
+import { mapStoreError } from "./internal/storeError.js"
+import * as PostgresDatabase from "./PostgresDatabase.js"
+
+type PetRow = readonly [id: string, name: string, categoryId: string, status: Pet.PetStatus, nameUtf8: Uint8Array | null]
+
+// Rows hold what `insert` stored (a valid `Pet`; column types and CHECK
+// constraints keep their shape): make the instance as its constructor does,
+// without validating it again. `bigint` columns arrive as strings.
+const toPet = (row: PetRow): Pet.Pet => {
+  const pet = Object.create(Pet.Pet.prototype) as { -readonly [K in keyof Pet.Pet]: Pet.Pet[K] }
+  pet.id = Number(row[0]) as Pet.PetId
+  pet.name = row[4] === null ? row[1] : Buffer.from(row[4]).toString("utf8")
+  pet.categoryId = Number(row[2]) as Pet.CategoryId
+  pet.status = row[3]
+  return pet
+}
+
+/**
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make: Effect.Effect<PetRepository.PetRepositoryService, never, PostgresDatabase.PostgresDatabase> =
+  Effect.map(PostgresDatabase.PostgresDatabase, ({ sql, table }) => {
+    const pets = table("pets")
+    const columns = "id, name, category_id, status, name_utf8"
+    const insertSql = `INSERT INTO ${pets} (name, name_utf8, category_id, status) VALUES ($1, $2, $3, $4)
+      RETURNING ${columns}`
+    const findByIdSql = `SELECT ${columns} FROM ${pets} WHERE id = $1`
+    const listSql = `SELECT ${columns} FROM ${pets} WHERE id > $1 ORDER BY id LIMIT $2`
+    const listByStatusSql = `SELECT ${columns} FROM ${pets} WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`
+    const rows = (text: string, params: ReadonlyArray<unknown>) =>
+      sql.unsafe(text, params).values as unknown as Effect.Effect<ReadonlyArray<PetRow>, SqlError>
+    return {
+      insert: (pet) =>
+        rows(
+          insertSql,
+          pet.name.includes("\u0000")
+            ? [pet.name.replaceAll("\u0000", "\ufffd"), Buffer.from(pet.name, "utf8"), pet.categoryId, pet.status]
+            : [pet.name, null, pet.categoryId, pet.status]
+        ).pipe(
+          Effect.map((found) => toPet(found[0]!)),
+          mapStoreError("Storing an animal")
+        ),
+      findById: (id) =>
+        rows(findByIdSql, [id]).pipe(
+          Effect.map((found) => Option.map(Option.fromNullable(found[0]), toPet)),
+          mapStoreError("Reading an animal")
+        ),
+      list: ({ afterId = 0, limit, status }) =>
+        (status === undefined
+          ? rows(listSql, [afterId, limit])
+          : rows(listByStatusSql, [status, afterId, limit])).pipe(
+            Effect.map((found) => found.map(toPet)),
+            mapStoreError("Listing animals")
+          )
+    }
+  })
+
+/**
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer: Layer.Layer<PetRepository.PetRepository, never, PostgresDatabase.PostgresDatabase> = Layer.effect(
+  PetRepository.PetRepository,
+  make
+)

@@ -1,0 +1,253 @@
+/**
+ * Every storage port of Animal Store on one PostgreSQL database: several
+ * server processes, on several machines, share the animals, the keys and
+ * exact rate limits through it.
+ *
+ * Opening makes a connection pool (`pg`, through `@effect/sql-pg`'s
+ * `PgClient`), checks that the server answers, and brings the store's schema
+ * to the current version (`PostgresMigrations`, under an advisory lock). A
+ * host that has its own `PgClient` runs the store on it instead
+ * (`layerOnClient`), sharing its pool. Any failure to connect, read or write
+ * is a `StoreError`; a database that cannot be reached, or is restarting, is
+ * "Unavailable" (answered 503 by the HTTP adapter), and the pool connects
+ * again on the next request once the database is back.
+ *
+ * @since 1.0.0
+ */
+import type { ApiKeyStore, IdempotencyStore, PetRepository, RateLimitStore } from "@animal-store/core"
+import { StoreError } from "@animal-store/core"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import type { ConfigError, Scope } from "effect"
+import { Config, Context, Duration, Effect, Layer, Redacted } from "effect"
+import Pg from "pg"
+import { fromCause, mapStoreError } from "./internal/storeError.js"
+import * as PostgresApiKeyStore from "./PostgresApiKeyStore.js"
+import * as PostgresDatabase from "./PostgresDatabase.js"
+import * as PostgresIdempotencyStore from "./PostgresIdempotencyStore.js"
+import * as PostgresMigrations from "./PostgresMigrations.js"
+import * as PostgresPetRepository from "./PostgresPetRepository.js"
+import * as PostgresRateLimitStore from "./PostgresRateLimitStore.js"
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Options {
+  /** `postgres://user:password@host:port/database` (libpq's URL form; `?sslmode=...` and the like are passed on). */
+  readonly url: string | Redacted.Redacted<string>
+  /** The schema of the store's tables, created when missing. Default `public`. */
+  readonly schema?: string | undefined
+  /** The most connections the pool opens. Default 10. */
+  readonly maxConnections?: number | undefined
+  /** The longest a statement may run before the server cancels it (the request gets a 503). Default 5 seconds; 0 disables it. */
+  readonly statementTimeout?: Duration.DurationInput | undefined
+  /** The longest the pool waits to open a connection, or for a free one. Default 5 seconds. */
+  readonly connectTimeout?: Duration.DurationInput | undefined
+  /** How long an unused connection stays open. Default 30 seconds. */
+  readonly idleTimeout?: Duration.DurationInput | undefined
+  /** The `application_name` the server sees (`pg_stat_activity`). Default `animal-store`. */
+  readonly applicationName?: string | undefined
+}
+
+/**
+ * The defaults of `Options`.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const defaults = {
+  maxConnections: 10,
+  statementTimeout: Duration.seconds(5),
+  connectTimeout: Duration.seconds(5),
+  idleTimeout: Duration.seconds(30),
+  applicationName: "animal-store"
+} as const
+
+/**
+ * The ports this store provides.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Ports =
+  | PetRepository.PetRepository
+  | ApiKeyStore.ApiKeyStore
+  | RateLimitStore.RateLimitStore
+  | IdempotencyStore.IdempotencyStore
+
+/**
+ * `url` with its password replaced by `***`, for messages and logs. A text
+ * that is not a URL is replaced as a whole.
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const redactUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== "") parsed.password = "***"
+    for (const name of [...parsed.searchParams.keys()]) {
+      if (/pass|secret|token|key/i.test(name)) parsed.searchParams.set(name, "***")
+    }
+    return parsed.toString()
+  } catch {
+    return "<an invalid PostgreSQL URL>"
+  }
+}
+
+const millis = (duration: Duration.DurationInput): number => Math.max(0, Math.round(Duration.toMillis(duration)))
+
+/**
+ * Opens the connection pool of `options` (closed when the scope closes) and
+ * checks that the database answers: the `PgClient` the store runs on. It
+ * does not migrate (`layer` does).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const makeClient = (options: Options): Effect.Effect<PgClient.PgClient, StoreError.StoreError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
+    const opening = `Connecting to the PostgreSQL database ${redactUrl(url)}`
+    const statementTimeout = millis(options.statementTimeout ?? defaults.statementTimeout)
+    const connectTimeout = millis(options.connectTimeout ?? defaults.connectTimeout)
+    const client = yield* PgClient.fromPool({
+      acquire: Effect.acquireRelease(
+        Effect.try({
+          try: () => {
+            const pool = new Pg.Pool({
+              connectionString: url,
+              max: options.maxConnections ?? defaults.maxConnections,
+              connectionTimeoutMillis: connectTimeout,
+              idleTimeoutMillis: millis(options.idleTimeout ?? defaults.idleTimeout),
+              application_name: options.applicationName ?? defaults.applicationName,
+              keepAlive: true,
+              keepAliveInitialDelayMillis: 10_000,
+              ...(statementTimeout > 0 ? { statement_timeout: statementTimeout } : {}),
+              // A session that stops in the middle of a transaction (its
+              // process frozen) releases its row locks after a minute.
+              idle_in_transaction_session_timeout: 60_000
+            })
+            // A connection that breaks while idle in the pool is dropped by
+            // the pool; without a listener, the error would end the process.
+            pool.on("error", () => {})
+            return pool
+          },
+          catch: (cause) => new SqlError({ cause, message: "Invalid PostgreSQL connection settings" })
+        }),
+        (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(2_000), Effect.ignore)
+      ),
+      applicationName: options.applicationName ?? defaults.applicationName
+    }).pipe(Effect.provide(Reactivity.layer), Effect.mapError((error) => fromCause(opening, error, "Unavailable")))
+    yield* client.unsafe("SELECT 1").pipe(
+      Effect.timeoutFail({
+        duration: Duration.millis(Math.max(connectTimeout, 1_000)),
+        onTimeout: () => new Error("Connection timed out")
+      }),
+      Effect.mapError((error) => fromCause(opening, error, "Unavailable"))
+    )
+    return client
+  })
+
+/**
+ * The `PgClient` of `makeClient`, also as the `SqlClient`.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerClient = (
+  options: Options
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, StoreError.StoreError> =>
+  Layer.scopedContext(
+    Effect.map(
+      makeClient(options),
+      (client) => Context.make(PgClient.PgClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+    )
+  )
+
+/**
+ * The per-port layers on a `PostgresDatabase`.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerPorts: Layer.Layer<Ports, never, PostgresDatabase.PostgresDatabase> = Layer.mergeAll(
+  PostgresPetRepository.layer,
+  PostgresApiKeyStore.layer,
+  PostgresRateLimitStore.layer,
+  PostgresIdempotencyStore.layer
+)
+
+const validSchema = (schema: string | undefined) =>
+  Effect.suspend(() =>
+    schema === undefined || PostgresDatabase.isSchemaName(schema)
+      ? Effect.succeed(schema ?? PostgresDatabase.defaultSchema)
+      : Effect.fail(
+        new StoreError.StoreError({
+          reason: "Unknown",
+          message: `Invalid schema name "${schema}": expected lower-case letters, digits and _ (at most 63)`
+        })
+      )
+  )
+
+/**
+ * Every port on the `PgClient` of the context (a host's own pool): the store's
+ * tables in `schema` (default `public`), migrated when the layer is built.
+ * Timeouts and pool size are the host's client's.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerOnClient = (
+  options: { readonly schema?: string | undefined } = {}
+): Layer.Layer<Ports, StoreError.StoreError, PgClient.PgClient> =>
+  Layer.provide(
+    layerPorts,
+    Layer.effect(
+      PostgresDatabase.PostgresDatabase,
+      Effect.gen(function*() {
+        const schema = yield* validSchema(options.schema)
+        const database = PostgresDatabase.make(yield* PgClient.PgClient, schema)
+        yield* Effect.provideService(PostgresMigrations.migrate, PostgresDatabase.PostgresDatabase, database)
+        return database
+      })
+    )
+  )
+
+/**
+ * Every port on the PostgreSQL database at `options.url`, on a pool of its
+ * own, closed when the layer is released.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<Ports, StoreError.StoreError> =>
+  Layer.provide(
+    layerOnClient(options),
+    Layer.unwrapEffect(Effect.as(validSchema(options.schema), layerClient(options)))
+  )
+
+/**
+ * `layer` with its options read from configuration.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerConfig = (
+  config: Config.Config.Wrap<Options>
+): Layer.Layer<Ports, StoreError.StoreError | ConfigError.ConfigError> =>
+  Layer.unwrapEffect(Effect.map(Config.unwrap(config), layer))
+
+/**
+ * Checks that the store's database answers, for health checks.
+ *
+ * @since 1.0.0
+ * @category queries
+ */
+export const ping: Effect.Effect<void, StoreError.StoreError, SqlClient.SqlClient> = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql.unsafe("SELECT 1")
+).pipe(Effect.asVoid, mapStoreError("Checking the PostgreSQL database"))
