@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Add an animal
-         * @description Bodies are `application/json` of at most 65,536 bytes. Answers the created animal with `Location: /v1/pets/{id}`.
+         * @description Bodies are `application/json` of at most 65,536 bytes. Answers the created animal with `Location: /v1/pets/{id}`. With `Idempotency-Key`, a retried request never creates a second animal.
          */
         post: operations["createPet"];
         delete?: never;
@@ -62,7 +62,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "not_found" | "method_not_allowed" | "gone" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "api_key_banned" | "internal_error";
+            code: "invalid_request" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "gone" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "api_key_banned" | "internal_error" | "service_unavailable";
             message: string;
             /** @description The HTTP status code. */
             status: number;
@@ -100,6 +100,8 @@ export interface components {
         "WWW-Authenticate": string;
         /** @description The path of the created animal under the base address's path, `/v1/pets/{id}`. */
         Location: string;
+        /** @description `true` when the response replays the first response to a request with the same `Idempotency-Key`; absent otherwise. */
+        "Idempotent-Replayed": "true";
         /** @description `<...>; rel="next"`: the next page of the listing, when there is one. */
         Link: string;
         /** @description RFC 9745: when the operation was deprecated, `@<unix seconds>`. */
@@ -229,12 +231,36 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The store cannot be reached for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request limit of the window with the fewest remaining requests (on a tie, the one that resets later). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests remaining in that window, counting this one. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix timestamp (seconds) at which that window resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Every window in force (IETF RateLimit fields draft), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Remaining requests and seconds until reset of every window, e.g. `"minute";r=59;t=42, "day";r=999;t=3600`. */
+                    RateLimit: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of the client's choosing (1 to 255 visible ASCII characters, else 400), scoped to the API key and remembered for 24 hours from the first request: a retry with the same key and the same JSON body gets the first 201 again (`Idempotent-Replayed: true`) and creates nothing; another body gets 422 `idempotency_key_reused`, and a retry while the first request is being processed 409 `idempotency_key_in_use`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -259,6 +285,8 @@ export interface operations {
                     RateLimit: string;
                     /** @description The path of the created animal under the base address's path, `/v1/pets/{id}`. */
                     Location: string;
+                    /** @description `true` when the response replays the first response to a request with the same `Idempotency-Key`; absent otherwise. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -305,6 +333,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with this `Idempotency-Key` is still being processed (`idempotency_key_in_use`); retry later. */
+            409: {
+                headers: {
+                    /** @description The request limit of the window with the fewest remaining requests (on a tie, the one that resets later). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests remaining in that window, counting this one. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix timestamp (seconds) at which that window resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Every window in force (IETF RateLimit fields draft), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Remaining requests and seconds until reset of every window, e.g. `"minute";r=59;t=42, "day";r=999;t=3600`. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than 65,536 bytes (`payload_too_large`). */
             413: {
                 headers: {
@@ -326,6 +373,25 @@ export interface operations {
             };
             /** @description The body is not `application/json` (`unsupported_media_type`). */
             415: {
+                headers: {
+                    /** @description The request limit of the window with the fewest remaining requests (on a tie, the one that resets later). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests remaining in that window, counting this one. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix timestamp (seconds) at which that window resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Every window in force (IETF RateLimit fields draft), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Remaining requests and seconds until reset of every window, e.g. `"minute";r=59;t=42, "day";r=999;t=3600`. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This `Idempotency-Key` was used with another body in the last 24 hours (`idempotency_key_reused`). */
+            422: {
                 headers: {
                     /** @description The request limit of the window with the fewest remaining requests (on a tie, the one that resets later). */
                     "X-RateLimit-Limit": number;
@@ -377,6 +443,27 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Remaining requests and seconds until reset of every window, e.g. `"minute";r=59;t=42, "day";r=999;t=3600`. */
                     RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store cannot be reached for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request limit of the window with the fewest remaining requests (on a tie, the one that resets later). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests remaining in that window, counting this one. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix timestamp (seconds) at which that window resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Every window in force (IETF RateLimit fields draft), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Remaining requests and seconds until reset of every window, e.g. `"minute";r=59;t=42, "day";r=999;t=3600`. */
+                    RateLimit: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -564,6 +651,33 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description Remaining requests and seconds until reset of every window, e.g. `"minute";r=59;t=42, "day";r=999;t=3600`. */
                     RateLimit: string;
+                    /** @description RFC 9745: when the operation was deprecated, `@<unix seconds>`. */
+                    Deprecation: string;
+                    /** @description RFC 8594: when the operation is removed, `Thu, 05 Dec 2030 00:00:00 GMT`. */
+                    Sunset: string;
+                    /** @description `</v1/pets>; rel="successor-version"`: the replacement of the operation. */
+                    Link: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The store cannot be reached for now (`service_unavailable`); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description The request limit of the window with the fewest remaining requests (on a tie, the one that resets later). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests remaining in that window, counting this one. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix timestamp (seconds) at which that window resets. */
+                    "X-RateLimit-Reset": number;
+                    /** @description Every window in force (IETF RateLimit fields draft), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+                    "RateLimit-Policy": string;
+                    /** @description Remaining requests and seconds until reset of every window, e.g. `"minute";r=59;t=42, "day";r=999;t=3600`. */
+                    RateLimit: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
                     /** @description RFC 9745: when the operation was deprecated, `@<unix seconds>`. */
                     Deprecation: string;
                     /** @description RFC 8594: when the operation is removed, `Thu, 05 Dec 2030 00:00:00 GMT`. */
