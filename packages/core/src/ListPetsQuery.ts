@@ -46,15 +46,16 @@ const decodeCursorId = Schema.decodeUnknownEither(Schema.compose(IntFromString, 
  */
 export const Cursor = Schema.transformOrFail(Schema.String, PetId, {
   strict: true,
-  decode: (s, _, ast) => {
-    const text = s.startsWith(cursorPrefix)
-      ? Either.getOrElse(Encoding.decodeBase64UrlString(s.slice(cursorPrefix.length)), () => "")
-      : ""
-    return Either.match(decodeCursorId(text), {
-      onLeft: () => ParseResult.fail(new ParseResult.Type(ast, s, "is not a valid cursor")),
-      onRight: ParseResult.succeed
-    })
-  },
+  decode: (s, _, ast) =>
+    Either.match(
+      s.startsWith(cursorPrefix)
+        ? Either.flatMap(Encoding.decodeBase64UrlString(s.slice(cursorPrefix.length)), decodeCursorId)
+        : Either.left(undefined),
+      {
+        onLeft: () => ParseResult.fail(new ParseResult.Type(ast, s, "is not a valid cursor")),
+        onRight: ParseResult.succeed
+      }
+    ),
   encode: (id) => ParseResult.succeed(cursorPrefix + Encoding.encodeBase64Url(String(id)))
 }).annotations({ identifier: "Cursor", description: "Opaque token from a previous page's next link" })
 
