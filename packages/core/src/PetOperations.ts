@@ -89,11 +89,10 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
       Effect.gen(function*() {
         const query = yield* decodeQuery(input)
         const found = yield* repository.list({ status: query.status, afterId: query.cursor, limit: query.limit + 1 })
-        const pets = found.length > query.limit ? found.slice(0, query.limit) : found
-        const last = pets[pets.length - 1]
+        // One more than `limit` is asked for: when it comes, a next page follows the last one kept.
         return {
-          pets,
-          nextCursor: found.length > query.limit && last !== undefined ? encodeCursor(last.id) : undefined
+          pets: found.slice(0, query.limit),
+          nextCursor: found.length > query.limit ? encodeCursor(found[query.limit - 1]!.id) : undefined
         }
       }),
     createPet: (body) => Effect.flatMap(decodeNewPet(body), repository.insert),
