@@ -45,7 +45,6 @@ const decodeCursorId = Schema.decodeUnknownEither(Schema.compose(IntFromString, 
  * @category schemas
  */
 export const Cursor = Schema.transformOrFail(Schema.String, PetId, {
-  strict: true,
   decode: (s, _, ast) =>
     Either.match(
       s.startsWith(cursorPrefix)

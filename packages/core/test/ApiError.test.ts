@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { Either, JSONSchema, Schema } from "effect"
 import * as fc from "effect/FastCheck"
 import type { ApiError, ErrorCode } from "../src/ApiError.js"
 import {
@@ -55,6 +55,10 @@ describe("ApiError", () => {
   )
 
   it("the Error body schema refuses an unknown code, a status that is not an integer, missing fields", () => {
+    expect(JSONSchema.make(ErrorBody)).toMatchObject({
+      $ref: "#/$defs/Error",
+      $defs: { Error: { required: ["code", "message", "status"] } }
+    })
     const valid = { code: "not_found", message: "No pet with id 1", status: 404 }
     expect(Either.isRight(Schema.decodeUnknownEither(ErrorBody)(valid))).toBe(true)
     for (

@@ -10,6 +10,7 @@ import * as ApiKeyAuth from "../src/ApiKeyAuth.js"
 import { ApiKeyStore } from "../src/ApiKeyStore.js"
 import type { Plan } from "../src/Plan.js"
 import { limitsByPlan } from "../src/Plan.js"
+import * as ApiKeySecret from "../src/internal/apiKeySecret.js"
 import * as ModelApiKeyStore from "./internal/ModelApiKeyStore.js"
 
 const authLayer = (settings: Partial<AccessConfig.AccessSettings> = {}) =>
@@ -270,4 +271,17 @@ describe("ApiKeyAuth", () => {
       expect(fixedWithLimits._tag === "InvalidRequest" && fixedWithLimits.details[0]?.path).toBe("limits")
       expect(yield* auth.list).toEqual([])
     }).pipe(Effect.provide(authLayer())))
+})
+
+describe("key digests", () => {
+  it.prop(
+    "the digest of a secret is its SHA-256 in hex, whichever way Node computes it",
+    { secret: fc.oneof(wellFormed, fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" })) },
+    ({ secret }) => {
+      const expected = sha256(secret)
+      expect(ApiKeySecret.digestOf(secret)).toBe(expected)
+      expect(ApiKeySecret.digestOneShot(secret)).toBe(expected)
+      expect(ApiKeySecret.digestWithHash(secret)).toBe(expected)
+    }
+  )
 })

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, JSONSchema, Schema } from "effect"
 import * as fc from "effect/FastCheck"
 import { InvalidRequest } from "../src/ApiError.js"
-import { maxNameLength, NewPet, Pet, PetIdFromString, PetIdInput, PetStatus } from "../src/Pet.js"
+import { maxNameLength, NewPet, Pet, PetIdFromString, PetIdInput, PetName, PetStatus } from "../src/Pet.js"
 import { decodeInput } from "../src/internal/decode.js"
 import * as Arbitraries from "./internal/arbitraries.js"
 
@@ -88,6 +88,21 @@ describe("Pet", () => {
       },
       $ref: "#/$defs/Pet"
     })
+  })
+})
+
+describe("PetName", () => {
+  it("a refusal decoded without the operations names the rule that failed", () => {
+    const rules = [
+      ["", "NonEmptyName", messages.empty],
+      ["a\udc00", "WellFormedName", messages.surrogate],
+      ["x".repeat(maxNameLength + 1), "NameMaxLength", messages.tooLong]
+    ] as const
+    for (const [name, rule, message] of rules) {
+      const error = Either.flip(Schema.decodeUnknownEither(PetName)(name)).pipe(Either.getOrThrow)
+      expect(error.message).toContain(`${rule}\n`)
+      expect(error.message).toContain(message)
+    }
   })
 })
 
