@@ -35,6 +35,10 @@ export default {
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   htmlReporter: { fileName: "reports/mutation/mutation.html" },
   thresholds: { high: 95, low: 90, break: null },
+  // Reruns test only the mutants whose code or tests changed since the last run
+  // (`pnpm mutation --force` tests them all again).
+  incremental: true,
+  incrementalFile: "reports/stryker-incremental.json",
   tempDirName: ".stryker-tmp",
   cleanTempDir: true
 }
