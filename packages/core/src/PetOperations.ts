@@ -120,7 +120,7 @@ const decodePetId = decodeInput(PetIdInput, "pet id")
 const NewPetFields = Schema.Struct({
   ...NewPet.fields,
   status: Schema.optionalWith(PetStatus, { exact: true })
-}).annotations({ identifier: "NewPet", parseOptions: { onExcessProperty: "error" } })
+}).annotations({ identifier: "NewPet" }) // decodeInput refuses other properties
 const decodeNewPetFields = decodeInput(NewPetFields, "pet")
 const withDefaultStatus = ({ categoryId, name, status = defaultStatus }: typeof NewPetFields.Type): NewPet => ({
   name,

@@ -10,6 +10,7 @@ import * as ApiKeyAuth from "../src/ApiKeyAuth.js"
 import { ApiKeyStore } from "../src/ApiKeyStore.js"
 import type { Plan } from "../src/Plan.js"
 import { limitsByPlan } from "../src/Plan.js"
+import * as ApiKeySecret from "../src/internal/apiKeySecret.js"
 import * as ModelApiKeyStore from "./internal/ModelApiKeyStore.js"
 
 const authLayer = (settings: Partial<AccessConfig.AccessSettings> = {}) =>
@@ -104,7 +105,7 @@ describe("ApiKeyAuth", () => {
       const live = Redacted.value((yield* auth.issue({ plan: "free" })).secret)
       const test = Redacted.value((yield* auth.issue({ plan: "free", environment: "staging" })).secret)
       const revoked = yield* auth.issue({ plan: "free" })
-      expect(yield* auth.authenticate(Redacted.value(revoked.secret))).toBeDefined()
+      expect((yield* auth.authenticate(Redacted.value(revoked.secret))).keyId).toBe(revoked.key.id)
       yield* auth.revoke(revoked.key.id)
 
       expect(yield* reasonOf(undefined)).toBe("missing")
@@ -197,6 +198,15 @@ describe("ApiKeyAuth", () => {
         expect(error._tag === "InvalidRequest" && error.details[0]?.path).toBe(path)
         expect(error.message).toContain(`Invalid key options: ${path} `)
       }
+      expect((yield* Effect.flip(auth.issue({ plan: "enterprise" }))).message).toBe(
+        "Invalid key options: limits are required for an enterprise key (per minute and per day)"
+      )
+      for (const plan of ["free", "pro", "business"] as const) {
+        const error = yield* Effect.flip(auth.issue({ plan, limits: { perMinute: 10, perDay: 10 } }))
+        expect(error._tag === "InvalidRequest" && error.details).toEqual([
+          { path: "limits", message: `are set only for enterprise keys; a ${plan} key has its plan's limits` }
+        ])
+      }
       expect(yield* auth.list).toEqual([])
     }).pipe(Effect.provide(authLayer())))
 
@@ -239,8 +249,39 @@ describe("ApiKeyAuth", () => {
         expect(error.message).not.toContain(secret.slice(13))
       }
       const wrong = yield* Effect.flip(auth.provision(Redacted.make("ask_test_0123456789abcdefXYZ"), { plan: "free" }))
-      expect(wrong.message).toContain("staging")
-      expect(wrong.message).toContain("production")
+      expect(wrong.message).toBe("Invalid API key: key ask_test_0123... is a staging key, but the environment is production")
+      const other = yield* Effect.flip(
+        auth.provision(Redacted.make("ask_live_0123456789abcdefXYZ"), { plan: "free", environment: "staging" })
+      )
+      expect(other._tag === "InvalidRequest" && other.details).toEqual([
+        { path: "key", message: "ask_live_0123... is a production key, but the environment is staging" }
+      ])
+      const malformed = yield* Effect.flip(auth.provision(Redacted.make("ask_live_tooShort"), { plan: "free" }))
+      expect(malformed._tag === "InvalidRequest" && malformed.details).toEqual([
+        { path: "key", message: "must be ask_live_ or ask_test_ followed by at least 16 of [A-Za-z0-9_-]" }
+      ])
+      expect(malformed.message).toBe(
+        "Invalid API key: key must be ask_live_ or ask_test_ followed by at least 16 of [A-Za-z0-9_-]"
+      )
+      const noLimits = yield* Effect.flip(auth.provision(Redacted.make("ask_live_0123456789abcdefXYZ"), { plan: "enterprise" }))
+      expect(noLimits.message).toBe("Invalid key options: limits are required for an enterprise key (per minute and per day)")
+      const fixedWithLimits = yield* Effect.flip(
+        auth.provision(Redacted.make("ask_live_0123456789abcdefXYZ"), { plan: "pro", limits: { perMinute: 1, perDay: 1 } })
+      )
+      expect(fixedWithLimits._tag === "InvalidRequest" && fixedWithLimits.details[0]?.path).toBe("limits")
       expect(yield* auth.list).toEqual([])
     }).pipe(Effect.provide(authLayer())))
+})
+
+describe("key digests", () => {
+  it.prop(
+    "the digest of a secret is its SHA-256 in hex, whichever way Node computes it",
+    { secret: fc.oneof(wellFormed, fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" })) },
+    ({ secret }) => {
+      const expected = sha256(secret)
+      expect(ApiKeySecret.digestOf(secret)).toBe(expected)
+      expect(ApiKeySecret.digestOneShot(secret)).toBe(expected)
+      expect(ApiKeySecret.digestWithHash(secret)).toBe(expected)
+    }
+  )
 })

@@ -84,6 +84,8 @@ describe("GuardedPetOperations", () => {
       for (const [i, credential] of credentials.entries()) {
         const operation = operations[i % 3]!
         const refused = yield* failure(operation, { credential, clientAddress: "198.51.100.7" })
+        expect(refused).toBeInstanceOf(GuardedPetOperations.GuardedFailure)
+        expect(refused._tag).toBe("GuardedFailure")
         const error = refused.error
         if (i < 4) {
           expect(error._tag === "Unauthorized" && error.reason).toBe(reasons[i])

@@ -169,8 +169,16 @@ describe("createPet", () => {
       expectInvalid(neither, "name")
       expectInvalid(neither, "categoryId")
       for (const body of [null, undefined, "Rex", 1, [], [{ name: "Rex", categoryId: 1 }]]) {
-        expectInvalid(yield* Effect.flip(createPet(body)), "(root)")
+        const error = yield* Effect.flip(createPet(body))
+        expectInvalid(error, "(root)")
+        expect(error.message).toBe("Invalid pet: (root) Expected NewPet")
       }
+      expect((yield* Effect.flip(createPet({ name: "Rex", categoryId: 1, status: undefined }))).message).toBe(
+        "Invalid pet: status must be one of available, pending, sold"
+      )
+      expect((yield* Effect.flip(createPet({ name: "Rex", categoryId: 1, id: 1 }))).message).toBe(
+        "Invalid pet: id is not allowed"
+      )
     }).pipe(withPets()))
 })
 
@@ -216,5 +224,10 @@ describe("getPet", () => {
       for (const id of ["9007199254740992", "9007199254740993", "18014398509481984", 2 ** 53, 2 ** 53 + 2]) {
         expectInvalid(yield* Effect.flip(getPet(id)), "(root)")
       }
+      expect((yield* Effect.flip(getPet("9007199254740992"))).message).toBe(
+        "Invalid pet id: (root) must be an integer from 1 to 9007199254740991"
+      )
+      expect((yield* Effect.flip(getPet("7a"))).message).toBe("Invalid pet id: (root) must be a positive decimal integer")
+      expect((yield* Effect.flip(getPet(8))).message).toBe("No pet with id 8")
     }).pipe(withPets([largest])))
 })

@@ -217,6 +217,40 @@ describe("PlanRateLimiter", () => {
     { fastCheck: { numRuns: 40 } }
   )
 
+  it.effect.prop(
+    "in the last minute of a UTC day, with as many left in both windows, the day window is reported with its limit",
+    {
+      day: fc.integer({ min: 0, max: 47_000 }),
+      second: fc.integer({ min: 0, max: 59_999 }),
+      perMinute: fc.integer({ min: 1, max: 12 }),
+      usedEarlier: fc.nat()
+    },
+    ({ day, perMinute, second, usedEarlier }) =>
+      Effect.gen(function*() {
+        const limiter = yield* PlanRateLimiter.PlanRateLimiter
+        // `earlier` requests in an earlier minute of the day leave the day window as many as the minute window.
+        const earlier = usedEarlier % (perMinute + 1)
+        const limits = { perMinute, perDay: perMinute + earlier }
+        const check = limiter.check({ _tag: "Key", principal: principal(limits) })
+        const midnight = (day + 1) * dayMs
+        yield* TestClock.setTime(midnight - 2 * minuteMs)
+        for (let i = 0; i < earlier; i++) yield* check
+        yield* TestClock.setTime(midnight - minuteMs + second)
+        for (let i = 1; i <= perMinute + 1; i++) {
+          const decision = yield* check
+          expect(decision.outcome).toBe(i <= perMinute ? "Accepted" : "RateLimited")
+          expect(decision.reported).toEqual({
+            name: "day",
+            seconds: 86_400,
+            limit: limits.perDay,
+            remaining: Math.max(0, perMinute - i),
+            reset: midnight / 1000
+          })
+        }
+      }).pipe(Effect.provide(limiterLayer(noBan))),
+    { fastCheck: { numRuns: 30 } }
+  )
+
   it.effect("the limits of a key are those of its principal", () =>
     Effect.gen(function*() {
       const limiter = yield* PlanRateLimiter.PlanRateLimiter

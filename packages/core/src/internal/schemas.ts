@@ -18,7 +18,6 @@ const decimal = /^[0-9]+$/
  * @internal
  */
 export const IntFromString = Schema.transformOrFail(Schema.String, Schema.Number, {
-  strict: true,
   decode: (s, _, ast) =>
     decimal.test(s) && s.length <= 20
       ? ParseResult.succeed(Number(s))
@@ -34,7 +33,6 @@ export const PositiveSafeIntFromString = Schema.compose(IntFromString, PositiveS
  * @internal
  */
 export const NumberOrIntString = Schema.transformOrFail(Schema.Unknown, Schema.Number, {
-  strict: true,
   decode: (u, _, ast) =>
     typeof u === "number"
       ? ParseResult.succeed(u)

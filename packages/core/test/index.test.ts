@@ -1,0 +1,57 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Context } from "effect"
+
+describe("@animal-store/core", () => {
+  // Imported inside the test, so that a module that fails to load fails this test
+  // (a static import would fail the whole file before any test ran).
+  it("its entry point loads and exports every module by name", async () => {
+    const core = await import("../src/index.js")
+    expect(Object.keys(core).sort()).toEqual([
+      "AccessConfig",
+      "AnimalStore",
+      "ApiError",
+      "ApiKey",
+      "ApiKeyAuth",
+      "ApiKeyStore",
+      "DeprecationPolicy",
+      "GuardedPetOperations",
+      "Idempotency",
+      "IdempotencyStore",
+      "ListPetsQuery",
+      "Pet",
+      "PetOperations",
+      "PetRepository",
+      "Plan",
+      "PlanRateLimiter",
+      "RateLimitStore",
+      "StoreError"
+    ])
+    expect(core.ListPetsQuery.maxLimit).toBe(100)
+    expect(core.Pet.maxNameLength).toBe(255)
+  })
+
+  // A host that holds two copies of the package (built and from sources, say)
+  // shares one service between them only by these keys.
+  it("its services are found under their published keys", async () => {
+    const core = await import("../src/index.js")
+    /** The key of `tag`, after checking that a service provided under that key is found by `tag`. */
+    const keyOf = <I, S>(tag: Context.Tag<I, S>): string => {
+      const service = { key: tag.key }
+      expect(Context.unsafeGet(Context.make(Context.GenericTag<unknown>(tag.key), service), tag)).toBe(service)
+      return tag.key
+    }
+    expect([
+      keyOf(core.PetOperations.PetOperations),
+      keyOf(core.GuardedPetOperations.GuardedPetOperations),
+      keyOf(core.ApiKeyAuth.ApiKeyAuth),
+      keyOf(core.PlanRateLimiter.PlanRateLimiter),
+      keyOf(core.DeprecationPolicy.DeprecationPolicy)
+    ]).toEqual([
+      "@animal-store/core/PetOperations",
+      "@animal-store/core/GuardedPetOperations",
+      "@animal-store/core/ApiKeyAuth",
+      "@animal-store/core/PlanRateLimiter",
+      "@animal-store/core/DeprecationPolicy"
+    ])
+  })
+})
