@@ -31,7 +31,7 @@ export default {
     "packages/core/src/internal/apiKeySecret.ts"
   ],
   // The sandbox needs only core and the root files: the other packages are not tested here.
-  ignorePatterns: ["packages/http-adapter", "packages/memory-store", "packages/sqlite-store", "packages/postgres-store", "packages/server", "test", "examples", "bench", "reports"],
+  ignorePatterns: ["packages/http-adapter", "packages/memory-store", "packages/sqlite-store", "packages/postgres-store", "packages/server", "/test", "examples", "bench", "reports"],
   reporters: ["clear-text", "progress", "json", "html"],
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   htmlReporter: { fileName: "reports/mutation/mutation.html" },
