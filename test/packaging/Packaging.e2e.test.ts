@@ -147,7 +147,8 @@ describe("the packed packages installed with npm outside the workspace", () => {
       Fs.writeFileSync(Path.join(full, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { ...compilerOptions, ...resolution }, files: ["effect-host.ts"] }))
       await succeed("node", [tsc, "-p", `tsconfig.${name}.json`], { cwd: full })
     }
-  })
+    // Two full type-checks without skipLibCheck: over a minute when the two cores are shared with other work.
+  }, 180_000)
 
   it("an Effect host composes the layers with its own effect, of which there is one copy", async () => {
     expect(JSON.parse(await succeed("node", ["out/effect-host.js"], { cwd: full }))).toEqual([
