@@ -55,10 +55,19 @@ const upsertSql = `INSERT INTO idempotency_keys
   ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, expires_at = excluded.expires_at,
     pet_id = excluded.pet_id, pet_name = excluded.pet_name, pet_category_id = excluded.pet_category_id,
     pet_status = excluded.pet_status`
-// A range seek on `idempotency_keys_expires_at`, earliest expiries first.
-const purgeSql = `DELETE FROM idempotency_keys WHERE rowid IN
-  (SELECT rowid FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`
-const changesSql = "SELECT changes()"
+// A range seek on `idempotency_keys_expires_at`, earliest expiries first. Probing with a
+// SELECT and deleting by rowid costs little when nothing has expired (the usual case
+// between expiries), where a `DELETE ... WHERE rowid IN (SELECT ...)` cost as much as
+// writing the record.
+const expiredSql = `SELECT rowid FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ?`
+const deleteSql = `DELETE FROM idempotency_keys WHERE rowid = ?`
+
+/** Deletes at most `limit` expired records, earliest expiries first; inside a transaction. */
+const purgeIn = (connection: SqliteDatabase.Connection, now: number, limit: number): number => {
+  const expired = connection.values<readonly [number]>(expiredSql, now, limit)
+  for (const [rowid] of expired) connection.run(deleteSql, rowid)
+  return expired.length
+}
 
 /**
  * @since 1.0.0
@@ -71,7 +80,7 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStoreService, never
         connection.immediate((): IdempotencyStore.IdempotentCreateOutcome => {
           const decision = decide(toRecord(connection.firstValues<RecordRow>(selectSql, scope, key)))
           if (decision._tag !== "Create") return decision
-          connection.run(purgeSql, now, purgePerCreate)
+          purgeIn(connection, now, purgePerCreate)
           const created = toPet(connection.firstValues<PetRow>(insertSql, pet.name, pet.categoryId, pet.status)!)
           connection.run(
             upsertSql,
@@ -88,10 +97,7 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStoreService, never
         })),
     purge: (now, limit) =>
       database.use("Purging expired idempotency keys", (connection) =>
-        connection.immediate(() => {
-          connection.run(purgeSql, now, limit)
-          return connection.firstValues<readonly [number]>(changesSql)![0]
-        }))
+        connection.immediate(() => purgeIn(connection, now, Math.max(0, Math.trunc(limit)))))
   }))
 
 /**
