@@ -29,7 +29,7 @@ describe.sequential("servers on one PostgreSQL database", () => {
         [],
         new URL(store).pathname.slice(1)
       )
-      expect(Number(migrations[0]!.n)).toBe(4)
+      expect(Number(migrations[0]!.n)).toBe(5)
 
       const created = await runCli(["keys", "create", "--plan", "free", "--store", store])
       expect(created.code).toBe(0)
