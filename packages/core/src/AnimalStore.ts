@@ -14,7 +14,7 @@ import type { ApiKeyStore } from "./ApiKeyStore.js"
 import type { IdempotencyStore } from "./IdempotencyStore.js"
 import * as DeprecationPolicy from "./DeprecationPolicy.js"
 import * as GuardedPetOperations from "./GuardedPetOperations.js"
-import type { PetPage } from "./ListPetsQuery.js"
+import type { CursorSecret, PetPage } from "./ListPetsQuery.js"
 import type { Pet, PetStatus } from "./Pet.js"
 import * as PetOperations from "./PetOperations.js"
 import type { PetRepository } from "./PetRepository.js"
@@ -23,17 +23,21 @@ import type { RateLimitStore } from "./RateLimitStore.js"
 import type { StoreError } from "./StoreError.js"
 
 /**
- * The ports a store provides (every store package provides all four).
+ * The ports a store provides (every store package provides all of them),
+ * among them the store's `CursorSecret`, so that every process sharing a
+ * store accepts the listing cursors of the others, across restarts.
  *
  * @since 1.0.0
  * @category models
  */
-export type StorePorts = PetRepository | ApiKeyStore | RateLimitStore | IdempotencyStore
+export type StorePorts = PetRepository | ApiKeyStore | RateLimitStore | IdempotencyStore | CursorSecret
 
 /**
  * The ports `layer` cannot do without. The `IdempotencyStore` is taken from
  * the context when there is one (every store's layer provides it); without
- * it, a `createPet` with an idempotency key is a defect.
+ * it, a `createPet` with an idempotency key is a defect. So is the
+ * `CursorSecret` (every store's layer provides it too); without it, cursors
+ * are sealed with a random secret of the process (`ListPetsQuery.cursors`).
  *
  * @since 1.0.0
  * @category models
@@ -55,8 +59,8 @@ export type Services =
 
 /**
  * The services of the store, on top of a store's ports (`StorePorts`; the
- * `IdempotencyStore` is used when present, see `RequiredPorts`) and the access
- * settings.
+ * `IdempotencyStore` and `CursorSecret` are used when present, see
+ * `RequiredPorts`) and the access settings.
  *
  * @since 1.0.0
  * @category layers

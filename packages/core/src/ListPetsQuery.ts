@@ -64,7 +64,12 @@ export const Cursor = Schema.String.pipe(
  * The secret cursors are sealed with (HMAC-SHA256 key, at least 32 bytes of
  * entropy are advised). Every process that shares a store must have the same
  * secret for a cursor issued by one to be accepted by another, and across
- * restarts; without this service each `PetOperations` seals with a random
+ * restarts: so the secret belongs to the store, and every store's layer
+ * provides one (`AnimalStore.StorePorts`): the SQLite and PostgreSQL stores
+ * keep a random secret in their database, created the first time it is
+ * opened; the memory store makes one per build. A host may override it with
+ * `layerCursorSecret`. Without this service (a host that builds
+ * `PetOperations` on bare ports), each `PetOperations` seals with a random
  * secret of its own (see the README, "Cursors").
  *
  * @since 1.0.0
@@ -83,6 +88,26 @@ export class CursorSecret extends Context.Tag("@animal-store/core/CursorSecret")
  */
 export const layerCursorSecret = (secret: string | Redacted.Redacted<string>): Layer.Layer<CursorSecret> =>
   Layer.succeed(CursorSecret, Redacted.isRedacted(secret) ? secret : Redacted.make(secret))
+
+/**
+ * A new random cursor secret: 32 random bytes, as base64url (43 characters).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const randomCursorSecret = (): string => randomBytes(32).toString("base64url")
+
+/**
+ * A layer of a new random cursor secret (`randomCursorSecret`) for each build:
+ * for stores that live in one process (the memory store).
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerRandomCursorSecret: Layer.Layer<CursorSecret> = Layer.sync(
+  CursorSecret,
+  () => Redacted.make(randomCursorSecret())
+)
 
 /**
  * Seals and opens the cursors of listings with one secret.
@@ -135,7 +160,10 @@ export const makeCursors = (secret: string | Uint8Array): Cursors => {
 
 /**
  * The cursors of the `CursorSecret` in the context, or of a random secret
- * of this process when there is none.
+ * of this process when there is none. Every store's layer provides a
+ * `CursorSecret`; the fallback is for hosts (and tests) that build
+ * `PetOperations` on ports of their own without one, where a cursor then only
+ * works within the one `PetOperations` that sealed it.
  *
  * @since 1.0.0
  * @category constructors

@@ -5,7 +5,8 @@
  *
  * These are the trusted calls: no credential, no rate limit. For calls on
  * behalf of a client, see `GuardedPetOperations`. Cursors are sealed with the
- * `ListPetsQuery.CursorSecret` of the context (a random one when absent).
+ * `ListPetsQuery.CursorSecret` of the context (every store provides one; a
+ * random one of this `PetOperations` when absent).
  *
  * @since 1.0.0
  */

@@ -8,6 +8,7 @@ import * as ApiKeyAuth from "../src/ApiKeyAuth.js"
 import * as GuardedPetOperations from "../src/GuardedPetOperations.js"
 import * as Idempotency from "../src/Idempotency.js"
 import type { IdempotencyRecord } from "../src/IdempotencyStore.js"
+import * as ListPetsQuery from "../src/ListPetsQuery.js"
 import { CategoryId, Pet, PetId } from "../src/Pet.js"
 import * as PetOperations from "../src/PetOperations.js"
 import * as ModelPetRepository from "../src/testing/internal/ModelPetRepository.js"
@@ -175,7 +176,12 @@ describe("PetOperations.createPet with an idempotency key", () => {
 
   it("the Promise facade takes the key too", async () => {
     const store = await AnimalStore.open({
-      store: Layer.mergeAll(storesLayer, ModelApiKeyStore.layer, ModelRateLimitStore.layer)
+      store: Layer.mergeAll(
+        storesLayer,
+        ModelApiKeyStore.layer,
+        ModelRateLimitStore.layer,
+        ListPetsQuery.layerRandomCursorSecret
+      )
     })
     try {
       const first = await store.createPet({ name: "Rex", categoryId: 1 }, { idempotencyKey: "k" })

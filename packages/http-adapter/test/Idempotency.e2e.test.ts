@@ -1,5 +1,5 @@
 import type { Pet } from "@animal-store/core"
-import { Idempotency, PetRepository } from "@animal-store/core"
+import { Idempotency, ListPetsQuery, PetRepository } from "@animal-store/core"
 import { MemoryApiKeyStore, MemoryIdempotencyStore, MemoryPetRepository, MemoryRateLimitStore } from "@animal-store/memory-store"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, TestClock } from "effect"
@@ -178,7 +178,8 @@ describe("Idempotency-Key while the first request is being processed", () => {
       const ports = Layer.mergeAll(
         MemoryIdempotencyStore.layer.pipe(Layer.provideMerge(repository)),
         MemoryApiKeyStore.layer,
-        MemoryRateLimitStore.layer
+        MemoryRateLimitStore.layer,
+        ListPetsQuery.layerRandomCursorSecret
       )
       const api = yield* start({ ports })
       const { secret } = yield* api.issue("pro")

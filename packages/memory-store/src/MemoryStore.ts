@@ -5,6 +5,7 @@
  * @since 1.0.0
  */
 import type { ApiKeyStore, IdempotencyStore, PetRepository, RateLimitStore } from "@animal-store/core"
+import { ListPetsQuery } from "@animal-store/core"
 import { Layer } from "effect"
 import * as MemoryApiKeyStore from "./MemoryApiKeyStore.js"
 import * as MemoryIdempotencyStore from "./MemoryIdempotencyStore.js"
@@ -13,8 +14,10 @@ import * as MemoryRateLimitStore from "./MemoryRateLimitStore.js"
 
 /**
  * `PetRepository`, `ApiKeyStore`, `RateLimitStore` and `IdempotencyStore` in
- * memory (the idempotency records on the same `PetRepository`). Each build of
- * the layer is a new, empty store independent of every other.
+ * memory (the idempotency records on the same `PetRepository`), and the
+ * store's `ListPetsQuery.CursorSecret`: 32 random bytes. Each build of the
+ * layer is a new, empty store independent of every other, with a secret of
+ * its own (its cursors are not accepted by another build).
  *
  * @since 1.0.0
  * @category layers
@@ -24,8 +27,10 @@ export const layer: Layer.Layer<
   | ApiKeyStore.ApiKeyStore
   | RateLimitStore.RateLimitStore
   | IdempotencyStore.IdempotencyStore
+  | ListPetsQuery.CursorSecret
 > = Layer.mergeAll(
   MemoryIdempotencyStore.layer.pipe(Layer.provideMerge(MemoryPetRepository.layer)),
   MemoryApiKeyStore.layer,
-  MemoryRateLimitStore.layer
+  MemoryRateLimitStore.layer,
+  ListPetsQuery.layerRandomCursorSecret
 )

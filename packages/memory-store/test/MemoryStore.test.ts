@@ -1,10 +1,11 @@
 import { ApiKeyStore, Pet, PetRepository, RateLimitStore } from "@animal-store/core"
-import { countCall, testPetRepository } from "@animal-store/core/test"
+import { countCall, testCursorSecret, testPetRepository } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import { Array as Arr, Effect } from "effect"
 import { MemoryPetRepository, MemoryStore } from "../src/index.js"
 
 testPetRepository("memory", MemoryPetRepository.layer)
+testCursorSecret("memory", MemoryStore.layer)
 
 const newPet = (i: number): Pet.NewPet => ({
   name: `pet ${i}`,

@@ -113,6 +113,14 @@ export const migrations: Readonly<Record<string, Migration>> = {
         PRIMARY KEY (scope, key)
       )`,
     (db) => `CREATE INDEX idempotency_keys_expires_at ON ${db.table("idempotency_keys")} (expires_at)`
+  ),
+  // The store's secrets (`PostgresStoreSecrets`), such as the cursor secret:
+  // one random value by name, made by the first process that needs it.
+  "5_create_store_secrets": statements((db) =>
+    `CREATE TABLE ${db.table("store_secrets")} (
+      name text NOT NULL PRIMARY KEY,
+      value text NOT NULL CHECK (length(value) >= 32)
+    )`
   )
 }
 

@@ -14,7 +14,7 @@
  *
  * @since 1.0.0
  */
-import type { ApiKeyStore, IdempotencyStore, PetRepository, RateLimitStore } from "@animal-store/core"
+import type { ApiKeyStore, IdempotencyStore, ListPetsQuery, PetRepository, RateLimitStore } from "@animal-store/core"
 import { StoreError } from "@animal-store/core"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -30,6 +30,7 @@ import * as PostgresIdempotencyStore from "./PostgresIdempotencyStore.js"
 import * as PostgresMigrations from "./PostgresMigrations.js"
 import * as PostgresPetRepository from "./PostgresPetRepository.js"
 import * as PostgresRateLimitStore from "./PostgresRateLimitStore.js"
+import * as PostgresStoreSecrets from "./PostgresStoreSecrets.js"
 
 /**
  * @since 1.0.0
@@ -67,7 +68,8 @@ export const defaults = {
 } as const
 
 /**
- * The ports this store provides.
+ * The ports this store provides, with the store's cursor secret (kept in the
+ * database, `PostgresStoreSecrets`).
  *
  * @since 1.0.0
  * @category models
@@ -77,6 +79,7 @@ export type Ports =
   | ApiKeyStore.ApiKeyStore
   | RateLimitStore.RateLimitStore
   | IdempotencyStore.IdempotencyStore
+  | ListPetsQuery.CursorSecret
 
 /**
  * `url` with its password replaced by `***`, for messages and logs. A text
@@ -169,17 +172,20 @@ export const layerClient = (
   )
 
 /**
- * The per-port layers on a `PostgresDatabase`.
+ * The per-port layers on a `PostgresDatabase` (migrated), and the store's
+ * cursor secret (read, or made the first time, from the database).
  *
  * @since 1.0.0
  * @category layers
  */
-export const layerPorts: Layer.Layer<Ports, never, PostgresDatabase.PostgresDatabase> = Layer.mergeAll(
-  PostgresPetRepository.layer,
-  PostgresApiKeyStore.layer,
-  PostgresRateLimitStore.layer,
-  PostgresIdempotencyStore.layer
-)
+export const layerPorts: Layer.Layer<Ports, StoreError.StoreError, PostgresDatabase.PostgresDatabase> = Layer
+  .mergeAll(
+    PostgresPetRepository.layer,
+    PostgresApiKeyStore.layer,
+    PostgresRateLimitStore.layer,
+    PostgresIdempotencyStore.layer,
+    PostgresStoreSecrets.layerCursorSecret
+  )
 
 const validSchema = (schema: string | undefined) =>
   Effect.suspend(() =>

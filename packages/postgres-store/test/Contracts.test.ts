@@ -1,5 +1,13 @@
-import { testApiKeyStore, testIdempotencyStore, testPetRepository, testRateLimitStore } from "@animal-store/core/test"
-import { freshLayerOnClient, useCluster, useSharedClient } from "./support/fresh.js"
+import {
+  testApiKeyStore,
+  testCursorSecret,
+  testIdempotencyStore,
+  testPetRepository,
+  testRateLimitStore
+} from "@animal-store/core/test"
+import { Effect, Layer } from "effect"
+import { PostgresStore } from "../src/index.js"
+import { freshLayer, freshLayerOnClient, freshSchema, useCluster, useSharedClient } from "./support/fresh.js"
 
 const cluster = useCluster()
 const client = useSharedClient(cluster)
@@ -11,3 +19,20 @@ testPetRepository("PostgreSQL, a host's PgClient", freshLayerOnClient(client))
 testApiKeyStore("PostgreSQL, a host's PgClient", freshLayerOnClient(client))
 testRateLimitStore("PostgreSQL, a host's PgClient", freshLayerOnClient(client))
 testIdempotencyStore("PostgreSQL, a host's PgClient", freshLayerOnClient(client))
+// The same schema opened by several stores at once, as by several servers:
+// the one on the shared client and those with pools of their own agree.
+testCursorSecret(
+  "PostgreSQL",
+  freshLayerOnClient(client),
+  Effect.sync(() => {
+    const schema = freshSchema()
+    const onClient = Layer.unwrapEffect(
+      Effect.map(
+        Effect.promise(client),
+        (context) => Layer.provide(PostgresStore.layerOnClient({ schema }), Layer.succeedContext(context))
+      )
+    )
+    let builds = 0
+    return Layer.unwrapEffect(Effect.sync(() => builds++ % 2 === 0 ? onClient : freshLayer(cluster, { schema })))
+  })
+)

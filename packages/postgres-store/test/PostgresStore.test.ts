@@ -51,8 +51,8 @@ describe("PostgresStore", () => {
       const rows = yield* Effect.promise(() =>
         cluster().query<{ migration_id: number }>(`SELECT migration_id FROM ${schema}.effect_sql_migrations ORDER BY 1`)
       )
-      expect(rows.map((row) => row.migration_id)).toEqual([1, 2, 3, 4])
-      expect(PostgresMigrations.schemaVersion).toBe(4)
+      expect(rows.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5])
+      expect(PostgresMigrations.schemaVersion).toBe(5)
     }))
 
   it.effect("refuses a database newer than the code, and upgrades an older one", () =>
@@ -67,14 +67,14 @@ describe("PostgresStore", () => {
           Effect.provide(Layer.provide(PostgresDatabase.layer(schema), client)),
           Effect.exit
         )
-      const { "4_create_idempotency_keys": _, ...older } = PostgresMigrations.migrations
+      const { "4_create_idempotency_keys": _4, "5_create_store_secrets": _5, ...older } = PostgresMigrations.migrations
       expect(yield* migrateWith(older)).toEqual(
         Exit.succeed([[1, "create_pets"], [2, "create_api_keys"], [3, "create_rate_limits"]])
       )
-      expect(yield* migrateWith(PostgresMigrations.migrations)).toEqual(Exit.succeed([[4, "create_idempotency_keys"]]))
+      expect(yield* migrateWith(PostgresMigrations.migrations)).toEqual(Exit.succeed([[4, "create_idempotency_keys"], [5, "create_store_secrets"]]))
       const refused = storeErrorOf(yield* migrateWith(older))
       expect(refused.reason).toBe("Incompatible")
-      expect(refused.message).toMatch(/schema is version 4, newer than version 3/)
+      expect(refused.message).toMatch(/schema is version 5, newer than version 3/)
       // The store's own opening (the whole record) accepts it as it is.
       const opened = yield* Effect.exit(
         Layer.build(Layer.provide(PostgresStore.layerOnClient({ schema }), client)).pipe(Effect.scoped)

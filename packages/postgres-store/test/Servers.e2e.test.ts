@@ -29,7 +29,7 @@ describe.sequential("servers on one PostgreSQL database", () => {
         [],
         new URL(store).pathname.slice(1)
       )
-      expect(Number(migrations[0]!.n)).toBe(4)
+      expect(Number(migrations[0]!.n)).toBe(5)
 
       const created = await runCli(["keys", "create", "--plan", "free", "--store", store])
       expect(created.code).toBe(0)
@@ -178,7 +178,7 @@ describe.sequential("servers on one PostgreSQL database", () => {
     })
   }, 120_000)
 
-  it("concurrent POSTs with one Idempotency-Key on two processes create one animal, replayed to the others", async () => {
+  it("concurrent POSTs with one Idempotency-Key on two processes create one animal, replayed to the others; a listing cursor of one is accepted by the other", async () => {
     const store = await cluster().createDatabase()
     const key = "ask_live_idempotencytestkey00000"
     await withServers(2, store, { ANIMAL_STORE_API_KEYS: `${key}:enterprise:1000000:1000000` }, async (servers) => {
@@ -201,6 +201,15 @@ describe.sequential("servers on one PostgreSQL database", () => {
         headers: { "idempotency-key": "order-42" }
       })
       expect(reused.status).toBe(422)
+
+      // A listing cursor issued by one process is accepted by the other: the
+      // secret that seals it is the database's.
+      expect((await request(servers[0]!.origin, "/v1/pets", { key, body: { name: "Two", categoryId: 3 } })).status).toBe(201)
+      const first = await request(servers[0]!.origin, "/v1/pets?limit=1", { key })
+      const next = new URL(/<([^>]+)>/.exec(String(first.headers.link))![1]!, servers[0]!.origin)
+      const second = await request(servers[1]!.origin, `${next.pathname}${next.search}`, { key })
+      expect(second.status).toBe(200)
+      expect(JSON.parse(second.body).map((pet: { name: string }) => pet.name)).toEqual(["Two"])
     })
   }, 60_000)
 

@@ -112,8 +112,9 @@ serve flags (environment variable; default):
   --staging-base-url URL     (ANIMAL_STORE_STAGING_BASE_URL; the address listened on)
   --trusted-proxies A,B      proxies whose X-Forwarded-For is believed (ANIMAL_STORE_TRUSTED_PROXIES; none)
   --cors-origins O,P|*       origins allowed by CORS (ANIMAL_STORE_CORS_ORIGINS; none: CORS off)
-  --cursor-secret S          seals listing cursors; give every process of a store the same one, at least
-                             32 characters (ANIMAL_STORE_CURSOR_SECRET; random per process)
+  --cursor-secret S          seals listing cursors in place of the store's own secret (kept in the SQLite
+                             or PostgreSQL database, shared by its processes); at least 32 characters
+                             (ANIMAL_STORE_CURSOR_SECRET; the store's)
   --access-log on|off        one JSON line per request (ANIMAL_STORE_ACCESS_LOG; on)
   ANIMAL_STORE_API_KEYS      keys to provision: <key>:<plan> or <key>:enterprise:<perMinute>:<perDay>, comma-separated
 

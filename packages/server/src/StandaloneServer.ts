@@ -32,9 +32,10 @@ export interface Options extends HttpAdapter.Options {
   readonly keys?: ReadonlyArray<KeyProvisioning.Entry> | undefined
   readonly limits?: Partial<NodeServer.ServerLimits> | undefined
   /**
-   * The secret that seals listing cursors (`ListPetsQuery.CursorSecret`):
-   * the same on every process of a store, so a cursor issued by one is
-   * accepted by the others and after a restart. Default: random per process.
+   * The secret that seals listing cursors (`ListPetsQuery.CursorSecret`), in
+   * place of the store's. Default: the store's own secret (kept in the
+   * database for SQLite and PostgreSQL, so shared by every process of the
+   * store and across restarts; made per process for memory).
    */
   readonly cursorSecret?: string | Redacted.Redacted<string> | undefined
 }
@@ -50,7 +51,8 @@ const logListening = Layer.effectDiscard(
 
 /**
  * The services of core on the store at `location`, with the access settings
- * and the cursor secret (random per process when absent).
+ * and the cursor secret: `cursorSecret` when given, in place of the store's
+ * own, else the store's.
  *
  * @since 1.0.0
  * @category layers
@@ -62,8 +64,13 @@ export const layerServices = (
 ): Layer.Layer<AnimalStore.Services, StoreError.StoreError> =>
   AnimalStore.layer.pipe(
     Layer.provide(AccessConfig.layer(access)),
-    Layer.provide(StoreLocation.layer(location)),
-    Layer.provide(cursorSecret === undefined ? Layer.empty : ListPetsQuery.layerCursorSecret(cursorSecret))
+    // In a merge the right-hand layer's services win: the configured secret
+    // replaces the store's.
+    Layer.provide(
+      cursorSecret === undefined
+        ? StoreLocation.layer(location)
+        : Layer.merge(StoreLocation.layer(location), ListPetsQuery.layerCursorSecret(cursorSecret))
+    )
   )
 
 /**

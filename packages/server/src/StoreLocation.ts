@@ -103,7 +103,7 @@ export const format = (location: StoreLocation): string =>
     : redactUrl(Redacted.value(location.url))
 
 /**
- * The three store ports at `location`. The PostgreSQL store is loaded on
+ * The store ports at `location` (with its cursor secret). The PostgreSQL store is loaded on
  * first use (it is a chunk of its own in the bundled command).
  *
  * @since 1.0.0

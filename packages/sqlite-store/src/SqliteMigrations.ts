@@ -78,7 +78,14 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError, S
         PRIMARY KEY (scope, key)
       ) STRICT`,
       sql`CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)`
-    ))
+    )),
+  // The store's secrets (`SqliteStoreSecrets`), such as the cursor secret:
+  // one random value by name, made by the first process that needs it.
+  "5_create_store_secrets": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`CREATE TABLE store_secrets (
+      name TEXT NOT NULL PRIMARY KEY,
+      value TEXT NOT NULL CHECK (length(value) >= 32)
+    ) STRICT, WITHOUT ROWID`)
 }
 
 const versionOf = (record: Readonly<Record<string, unknown>>): number =>

@@ -8,7 +8,7 @@
  *
  * @since 1.0.0
  */
-import type { ApiKeyStore, IdempotencyStore, PetRepository, RateLimitStore } from "@animal-store/core"
+import type { ApiKeyStore, IdempotencyStore, ListPetsQuery, PetRepository, RateLimitStore } from "@animal-store/core"
 import { StoreError } from "@animal-store/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { ConfigError, Scope } from "effect"
@@ -22,6 +22,7 @@ import * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
 import * as SqlitePetRepository from "./SqlitePetRepository.js"
 import * as SqliteRateLimitStore from "./SqliteRateLimitStore.js"
+import * as SqliteStoreSecrets from "./SqliteStoreSecrets.js"
 
 /**
  * How SQLite makes a commit durable:
@@ -54,7 +55,8 @@ export interface Options {
 }
 
 /**
- * The ports this store provides.
+ * The ports this store provides, with the store's cursor secret (kept in the
+ * database, `SqliteStoreSecrets`).
  *
  * @since 1.0.0
  * @category models
@@ -64,6 +66,7 @@ export type Ports =
   | ApiKeyStore.ApiKeyStore
   | RateLimitStore.RateLimitStore
   | IdempotencyStore.IdempotencyStore
+  | ListPetsQuery.CursorSecret
 
 const isFile = (filename: string) => filename !== ":memory:" && filename !== ""
 
@@ -140,16 +143,18 @@ export const layerClient = (
   )
 
 /**
- * The per-port layers on the `SqliteDatabase` of `makeClient`.
+ * The per-port layers on the `SqliteDatabase` of `makeClient`, and the
+ * store's cursor secret (read, or made the first time, from the database).
  *
  * @since 1.0.0
  * @category layers
  */
-export const layerPorts: Layer.Layer<Ports, never, SqliteDatabase.SqliteDatabase> = Layer.mergeAll(
+export const layerPorts: Layer.Layer<Ports, StoreError.StoreError, SqliteDatabase.SqliteDatabase> = Layer.mergeAll(
   SqlitePetRepository.layer,
   SqliteApiKeyStore.layer,
   SqliteRateLimitStore.layer,
-  SqliteIdempotencyStore.layer
+  SqliteIdempotencyStore.layer,
+  SqliteStoreSecrets.layerCursorSecret
 )
 
 /**

@@ -57,16 +57,16 @@ describe("SqliteStore", () => {
     Effect.gen(function*() {
       const filename = yield* tempDatabase
       const first = yield* Effect.gen(function*() {
-        expect(yield* appliedMigrations).toEqual([1, 2, 3, 4])
+        expect(yield* appliedMigrations).toEqual([1, 2, 3, 4, 5])
         expect(yield* pragma("user_version")).toBe(SqliteMigrations.schemaVersion)
         expect(yield* tableNames).toEqual(
-          expect.arrayContaining(["api_keys", "effect_sql_migrations", "idempotency_keys", "pets", "rate_limits"])
+          expect.arrayContaining(["api_keys", "effect_sql_migrations", "idempotency_keys", "pets", "rate_limits", "store_secrets"])
         )
         return yield* Effect.flatMap(PetRepository.PetRepository, (pets) => pets.insert(newPet))
       }).pipe(Effect.provide(storeLayer({ filename })))
       yield* Effect.gen(function*() {
         expect(yield* SqliteMigrations.migrate).toEqual([])
-        expect(yield* appliedMigrations).toEqual([1, 2, 3, 4])
+        expect(yield* appliedMigrations).toEqual([1, 2, 3, 4, 5])
         const pets = yield* PetRepository.PetRepository
         expect(yield* pets.findById(first.id)).toEqual(Option.some(first))
         expect((yield* pets.insert(newPet)).id).toBeGreaterThan(first.id)
@@ -111,16 +111,16 @@ describe("SqliteStore", () => {
       const fromCurrent = yield* Effect.gen(function*() {
         const error = yield* Effect.flip(SqliteMigrations.migrateTo({
           ...SqliteMigrations.migrations,
-          "5_add_age": addColumn,
-          "6_broken": broken
+          "6_add_age": addColumn,
+          "7_broken": broken
         }))
         const columns = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly name: string }>`SELECT name FROM pragma_table_info('pets')`)
         return { error, applied: yield* appliedMigrations, version: yield* pragma("user_version"), columns }
       }).pipe(Effect.provide(clientLayer({ filename: current })))
       expect(fromCurrent.error.reason).toBe("Unknown")
-      expect(fromCurrent.error.message).toContain(`Migration "6_broken" failed`)
-      expect(fromCurrent.applied).toEqual([1, 2, 3, 4])
-      expect(fromCurrent.version).toBe(4)
+      expect(fromCurrent.error.message).toContain(`Migration "7_broken" failed`)
+      expect(fromCurrent.applied).toEqual([1, 2, 3, 4, 5])
+      expect(fromCurrent.version).toBe(5)
       expect(fromCurrent.columns.map((column) => column.name)).toEqual(["id", "name", "category_id", "status"])
     }))
 
