@@ -167,7 +167,9 @@ describe("the packed packages installed with npm outside the workspace", () => {
     const cache = Path.join(scratch, "npm-cache")
     Fs.mkdirSync(cache)
     if (asUser.uid !== undefined) Fs.chownSync(cache, asUser.uid, asUser.gid)
+    // its own process group, so that the server npx starts is stopped with it
     const child = ChildProcess.spawn("npx", ["--no-install", "animal-store", "serve", "--port", "0", "--store", "memory"], {
+      detached: true,
       cwd: full,
       env: { ...cleanEnv, HOME: cache, npm_config_cache: cache, npm_config_update_notifier: "false" },
       ...asUser
@@ -187,7 +189,9 @@ describe("the packed packages installed with npm outside the workspace", () => {
       expect(response.status).toBe(200)
       expect(((await response.json()) as { info: { version: string } }).info.version).toBe("1.0.0")
     } finally {
-      child.kill("SIGTERM")
+      const closed = new Promise((resolve) => child.once("close", resolve))
+      process.kill(-child.pid!, "SIGTERM")
+      await closed
     }
   })
 
