@@ -7,7 +7,8 @@ const packages = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "packag
 /** Inside the workspace the tests run the packages' TypeScript sources, not their built `dist`. */
 const sources = [
   { find: /^@animal-store\/core\/test$/, replacement: Path.join(packages, "core/src/testing/index.ts") },
-  ...["core", "memory-store", "sqlite-store", "postgres-store", "http-adapter", "server"].map((name) => ({
+  { find: /^@animal-store\/http-adapter\/PetsApi$/, replacement: Path.join(packages, "http-adapter/src/PetsApi.ts") },
+  ...["core", "memory-store", "sqlite-store", "postgres-store", "http-adapter", "server", "client"].map((name) => ({
     find: new RegExp(`^@animal-store/${name}$`),
     replacement: Path.join(packages, name, "src/index.ts")
   }))

@@ -20,25 +20,13 @@
  *   node --import tsx bench/floor-server.ts --port 8081 --db floor.db [--anonymous-per-minute N]
  *   FLOOR_API_KEYS=<key>:enterprise:<perMinute>:<perDay>,...
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import * as Http from "node:http"
-import { parseArgs } from "node:util"
-import { floorSql, openRaw } from "./rawSqlite.js"
+import { floorSql, referenceServer } from "./rawSqlite.js"
+import { positiveId } from "./sealedCursors.js"
+import * as SealedCursors from "./sealedCursors.js"
 
-const { values: flags } = parseArgs({
-  options: {
-    port: { type: "string", default: "8081" },
-    host: { type: "string", default: "127.0.0.1" },
-    db: { type: "string" },
-    "anonymous-per-minute": { type: "string", default: "60" }
-  }
-})
-if (flags.db === undefined) throw new Error("--db is required")
-
-const db = openRaw(flags.db)
-db.pragma("journal_mode = WAL")
-db.pragma("synchronous = NORMAL")
-db.pragma("busy_timeout = 5000")
+const { anonymousPerMinute: anonymousLimit, db, host, port } = referenceServer(8081)
 
 const digestOf = (secret: string) => createHash("sha256").update(secret, "utf8").digest("hex")
 const keyPattern = /^ask_live_[A-Za-z0-9_-]{16,}$/
@@ -91,7 +79,7 @@ const writeLimit = db.prepare(
      banned_until = excluded.banned_until`
 )
 
-const anonymousPerMinute = Number(flags["anonymous-per-minute"])
+const anonymousPerMinute = anonymousLimit
 const banAfter = 10
 const banMillis = 900_000
 
@@ -211,31 +199,7 @@ const findPet = db.prepare(floorSql.find)
 const insertPet = db.prepare(floorSql.insert)
 
 const statusValues = new Set(["available", "pending", "sold"])
-const decimal = /^[0-9]{1,20}$/
-const positiveId = (text: string): number | undefined => {
-  if (!decimal.test(text)) return undefined
-  const n = Number(text)
-  return Number.isSafeInteger(n) && n >= 1 ? n : undefined
-}
-// Cursors sealed as the standalone server seals them (HMAC-SHA256 over the status and the id, with
-// the secret of ANIMAL_STORE_CURSOR_SECRET), so both servers do the same work and accept the same cursors.
-const cursorSecret = process.env["ANIMAL_STORE_CURSOR_SECRET"] ?? randomBytes(32).toString("hex")
-const cursorPattern = /^c1\.([A-Za-z0-9_-]{1,28})\.([A-Za-z0-9_-]{22})$/
-const sealOf = (status: string | null, encodedId: string) =>
-  createHmac("sha256", cursorSecret).update(`listPets\u0000${status ?? ""}\u0000${encodedId}`).digest().subarray(0, 16)
-    .toString("base64url")
-const decodeCursor = (cursor: string, status: string | null): number | undefined => {
-  const match = cursorPattern.exec(cursor)
-  if (match === null) return undefined
-  const expected = Buffer.from(sealOf(status, match[1]!))
-  const given = Buffer.from(match[2]!)
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined
-  return positiveId(Buffer.from(match[1]!, "base64url").toString("latin1"))
-}
-const encodeCursor = (id: number, status: string | null) => {
-  const encodedId = Buffer.from(String(id)).toString("base64url")
-  return `c1.${encodedId}.${sealOf(status, encodedId)}`
-}
+const cursors = SealedCursors.make()
 
 const sunset = Date.UTC(2030, 11, 5)
 const deprecationHeaders = {
@@ -255,7 +219,7 @@ const listPets = (res: Http.ServerResponse, query: URLSearchParams, headers: Rec
   if (status !== null && !statusValues.has(status)) {
     return sendError(res, 400, "invalid_request", "Invalid query: status must be one of available, pending, sold", headers)
   }
-  const afterId = cursor === null ? 0 : decodeCursor(cursor, status)
+  const afterId = cursor === null ? 0 : cursors.open(cursor, status ?? undefined)
   if (afterId === undefined) return sendError(res, 400, "invalid_request", "Invalid query: cursor is not a valid cursor", headers)
   const rows = (status === null ? listAll.all(afterId, limit + 1) : listByStatus.all(status, afterId, limit + 1)) as Array<
     { readonly id: number }
@@ -265,7 +229,7 @@ const listPets = (res: Http.ServerResponse, query: URLSearchParams, headers: Rec
     const next = new URLSearchParams()
     if (limitText !== null) next.set("limit", limitText)
     if (status !== null) next.set("status", status)
-    next.set("cursor", encodeCursor(rows[limit - 1]!.id, status))
+    next.set("cursor", cursors.seal(rows[limit - 1]!.id, status ?? undefined))
     headers = { ...headers, link: `</v1/pets?${next.toString()}>; rel="next"` }
   }
   send(res, 200, headers, rows)
@@ -397,8 +361,8 @@ const server = Http.createServer(
     }
   }
 )
-server.listen(Number(flags.port), flags.host, () => {
-  console.log(`floor listening on http://${flags.host}:${flags.port}/v1`)
+server.listen(port, host, () => {
+  console.log(`floor listening on http://${host}:${port}/v1`)
 })
 const stop = () => {
   server.close(() => {

@@ -1,10 +1,12 @@
 /**
- * HTTP on loopback: the standalone server (SQLite store, an enterprise key
- * that never trips, access log off) and the floor server, both on copies of
- * one filled database and pinned to core 0, under autocannon pinned to core 1.
- * Each round runs every scenario on both servers back to back, alternating
+ * HTTP on loopback: the standalone server as shipped (SQLite store, access
+ * log on; an enterprise key that never trips), the floor server (the same
+ * rules on node:http and better-sqlite3) and the Fastify reference (what a
+ * user would pick instead: `fastify-server.ts`), on copies of one filled
+ * database and pinned to core 0, under autocannon pinned to core 1. Each
+ * round runs every scenario on the three servers back to back, rotating
  * which goes first; a scenario's ratio is the median of its rounds' ratios
- * (the machine's noise moves both servers of a round alike). Peak RSS is
+ * (the machine's noise moves the servers of a round alike). Peak RSS is
  * each server's `VmHWM` at the end.
  */
 import { ListPetsQuery, Pet } from "@animal-store/core"
@@ -46,6 +48,14 @@ export interface HttpResult {
   readonly floor: HttpMeasure
   /** ours / floor, in requests per second: the median over the rounds. */
   readonly ratio: number
+  /** The Fastify reference, in the round of the median `fastifyRatio`. */
+  readonly fastify: HttpMeasure
+  /** ours / Fastify, in requests per second: the median over the rounds. */
+  readonly fastifyRatio: number
+  /** ours / Fastify, in p99 latency, in the round of the median `fastifyRatio`. */
+  readonly p99Ratio: number
+  /** ours / Fastify, in requests per second, of every round. */
+  readonly fastifyRoundRatios: ReadonlyArray<number>
   /** floor / ours, in server CPU time per request (the ratio a server alone on its core would reach), in that round. */
   readonly cpuRatio: number
   /** ours / floor, in requests per second, of every round. */
@@ -182,14 +192,16 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
   try {
     const oursDb = Path.join(folder, "ours.db")
     const floorDb = Path.join(folder, "floor.db")
+    const fastifyDb = Path.join(folder, "fastify.db")
     const fillStart = performance.now()
     await fillSqlite(oursDb, options.pets)
     Fs.copyFileSync(oursDb, floorDb)
+    Fs.copyFileSync(oursDb, fastifyDb)
     log(`  ${options.pets.toLocaleString("en-US")} pets filled in ${((performance.now() - fillStart) / 1000).toFixed(1)} s`)
 
     const key = `ask_live_bench${randomBytes(18).toString("base64url")}`
     const keyEntry = `${key}:enterprise:${unlimited}:${unlimited}`
-    const [oursPort, floorPort] = [await freePort(), await freePort()]
+    const [oursPort, floorPort, fastifyPort] = [await freePort(), await freePort(), await freePort()]
     const ours = start([
       "node",
       "packages/server/dist/cli/animal-store.js",
@@ -200,8 +212,6 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       "127.0.0.1",
       "--store",
       `sqlite:${oursDb}`,
-      "--access-log",
-      "off",
       "--anonymous-per-minute",
       String(unlimited)
     ], serverCore, { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret })
@@ -219,12 +229,27 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       String(unlimited)
     ], serverCore, { FLOOR_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret })
     started.push(floor)
+    const fastify = start([
+      "node",
+      "--import",
+      "tsx",
+      "bench/fastify-server.ts",
+      "--port",
+      String(fastifyPort),
+      "--db",
+      fastifyDb,
+      "--anonymous-per-minute",
+      String(unlimited)
+    ], serverCore, { FLOOR_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret })
+    started.push(fastify)
     const urls: Record<Server, string> = {
       ours: `http://127.0.0.1:${oursPort}`,
-      floor: `http://127.0.0.1:${floorPort}`
+      floor: `http://127.0.0.1:${floorPort}`,
+      fastify: `http://127.0.0.1:${fastifyPort}`
     }
     await waitReady("The standalone server", ours, `${urls.ours}/v1/pets`)
     await waitReady("The floor server", floor, `${urls.floor}/v1/pets`)
+    await waitReady("The Fastify reference", fastify, `${urls.fastify}/v1/pets`)
 
     const next = random(options.pets)
     const cursors = ListPetsQuery.makeCursors(cursorSecret)
@@ -245,29 +270,53 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       ids: Array.from({ length: 1024 }, () => 1 + Math.floor(next() * options.pets)),
       runs: Array.from({ length: options.rounds }, (_, round) =>
         httpScenarios.flatMap((scenario, i) => {
-          const order: ReadonlyArray<Server> = (i + round) % 2 === 0 ? ["ours", "floor"] : ["floor", "ours"]
+          const servers: ReadonlyArray<Server> = ["ours", "floor", "fastify"]
+          const first = (i + round) % servers.length
+          const order = [...servers.slice(first), ...servers.slice(0, first)]
           return order.map((server) => ({ server, url: urls[server], scenario, warmUp: round === 0 }))
         })).flat()
     }
-    const loads = await runLoad(plan, loadCore, { ours: ours.child.pid!, floor: floor.child.pid! })
-    for (const [name, server] of [["The standalone server", ours], ["The floor server", floor]] as const) {
+    const loads = await runLoad(plan, loadCore, { ours: ours.child.pid!, floor: floor.child.pid!, fastify: fastify.child.pid! })
+    for (
+      const [name, server] of [["The standalone server", ours], ["The floor server", floor], ["The Fastify reference", fastify]] as const
+    ) {
       if (server.child.exitCode !== null) throw new Error(`${name} exited during the run:\n${server.output()}`)
     }
-    const peak = { ours: peakRssMb(ours.child.pid!), floor: peakRssMb(floor.child.pid!) }
+    const peak = {
+      ours: peakRssMb(ours.child.pid!),
+      floor: peakRssMb(floor.child.pid!),
+      fastify: peakRssMb(fastify.child.pid!)
+    }
     const results = httpScenarios.map((scenario): HttpResult => {
       const of = (server: Server) => loads.filter((load) => load.scenario === scenario && load.server === server)
       const ours = of("ours")
       const floor = of("floor")
-      if (ours.length !== options.rounds || floor.length !== options.rounds) throw new Error(`Missing results for ${scenario}`)
-      const rounds = ours.map((o, round) => ({ ours: o, floor: floor[round]!, ratio: o.requestsPerSecond / floor[round]!.requestsPerSecond }))
-      const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor((rounds.length - 1) / 2)]!
+      const fastify = of("fastify")
+      if (ours.length !== options.rounds || floor.length !== options.rounds || fastify.length !== options.rounds) {
+        throw new Error(`Missing results for ${scenario}`)
+      }
+      const rounds = ours.map((o, round) => ({
+        ours: o,
+        floor: floor[round]!,
+        fastify: fastify[round]!,
+        ratio: o.requestsPerSecond / floor[round]!.requestsPerSecond,
+        fastifyRatio: o.requestsPerSecond / fastify[round]!.requestsPerSecond
+      }))
+      const medianBy = (key: "ratio" | "fastifyRatio") =>
+        [...rounds].sort((a, b) => a[key] - b[key])[Math.floor((rounds.length - 1) / 2)]!
+      const median = medianBy("ratio")
+      const againstFastify = medianBy("fastifyRatio")
       return {
         scenario,
         ours: median.ours,
         floor: median.floor,
         ratio: median.ratio,
         cpuRatio: median.floor.serverCpuMicrosPerRequest / median.ours.serverCpuMicrosPerRequest,
-        roundRatios: rounds.map(({ ratio }) => ratio)
+        roundRatios: rounds.map(({ ratio }) => ratio),
+        fastify: againstFastify.fastify,
+        fastifyRatio: againstFastify.fastifyRatio,
+        p99Ratio: againstFastify.ours.latencyP99Ms / Math.max(1, againstFastify.fastify.latencyP99Ms),
+        fastifyRoundRatios: rounds.map(({ fastifyRatio }) => fastifyRatio)
       }
     })
     for (const result of results) {
@@ -275,7 +324,10 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
         `(${Math.round(result.ours.serverCpuMicrosPerRequest)} µs CPU/req), ` +
         `floor ${Math.round(result.floor.requestsPerSecond)} req/s ` +
         `(${Math.round(result.floor.serverCpuMicrosPerRequest)} µs CPU/req), ` +
-        `ratios ${result.roundRatios.map((ratio) => ratio.toFixed(2)).join(" ")}`)
+        `fastify ${Math.round(result.fastify.requestsPerSecond)} req/s ` +
+        `(${Math.round(result.fastify.serverCpuMicrosPerRequest)} µs CPU/req), ` +
+        `ratios to floor ${result.roundRatios.map((ratio) => ratio.toFixed(2)).join(" ")}, ` +
+        `to fastify ${result.fastifyRoundRatios.map((ratio) => ratio.toFixed(2)).join(" ")}`)
     }
     return { pets: options.pets, pinned, results, peakRssMb: peak }
   } finally {

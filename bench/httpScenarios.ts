@@ -21,7 +21,7 @@ export const expectedStatus: Record<HttpScenario, number> = {
   "401 (no key)": 401
 }
 
-export type Server = "ours" | "floor"
+export type Server = "ours" | "floor" | "fastify"
 
 /** What the load process runs, in order. */
 export interface LoadPlan {

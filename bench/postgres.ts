@@ -13,6 +13,7 @@
 import { ListPetsQuery, Pet } from "@animal-store/core"
 import autocannon from "autocannon"
 import * as ChildProcess from "node:child_process"
+import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -20,7 +21,7 @@ import { fileURLToPath } from "node:url"
 import * as PgCluster from "../packages/postgres-store/test/support/PgCluster.js"
 import { random } from "./dataset.js"
 import type { HttpScenario, LoadPlan } from "./httpScenarios.js"
-import { expectedStatus, httpScenarios, requestOf } from "./httpScenarios.js"
+import { expectedStatus, httpScenarios, requestOf, statuses } from "./httpScenarios.js"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const bin = Path.join(root, "packages/server/dist/cli/animal-store.js")
@@ -33,6 +34,8 @@ const seconds = flag("seconds", 6)
 const connections = flag("connections", 32)
 const pets = flag("pets", 100_000)
 const warmupSeconds = 2
+/** The secret the servers seal listing cursors with, so the plan's cursors are theirs. */
+const cursorSecret = randomBytes(32).toString("hex")
 
 interface Histogram {
   readonly p50: number
@@ -56,15 +59,25 @@ const fire = (url: string, scenario: HttpScenario, plan: LoadPlan, conns: number
 
 const startServer = (store: string, key: string) =>
   new Promise<ChildProcess.ChildProcess & { origin: string }>((resolve, reject) => {
-    const child = ChildProcess.spawn(process.execPath, [bin, "serve", "--port", "0", "--store", store, "--access-log", "off", "--anonymous-per-minute", "1000000000"], {
-      env: { ...process.env, ANIMAL_STORE_API_KEYS: `${key}:enterprise:1000000000:1000000000` }
+    const child = ChildProcess.spawn(process.execPath, [bin, "serve", "--port", "0", "--store", store, "--anonymous-per-minute", "1000000000"], {
+      env: {
+        ...process.env,
+        ANIMAL_STORE_API_KEYS: `${key}:enterprise:1000000000:1000000000`,
+        ANIMAL_STORE_CURSOR_SECRET: cursorSecret
+      }
     })
+    // The access log is on, as shipped: once listening, its lines are drained, not kept.
     let output = ""
-    child.stdout.on("data", (chunk) => {
+    const onData = (chunk: Buffer) => {
       output += chunk
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(output)
-      if (match) resolve(Object.assign(child, { origin: match[1]! }))
-    })
+      if (match) {
+        child.stdout.off("data", onData)
+        child.stdout.resume()
+        resolve(Object.assign(child, { origin: match[1]! }))
+      }
+    }
+    child.stdout.on("data", onData)
     child.stderr.on("data", (chunk) => (output += chunk))
     child.on("close", () => reject(new Error(`serve exited: ${output}`)))
   })
@@ -92,12 +105,17 @@ try {
   )
   await cluster.query("VACUUM ANALYZE pets", [], "bench")
   const next = random(pets)
+  const cursors = ListPetsQuery.makeCursors(cursorSecret)
   const plan: LoadPlan = {
     connections,
     warmupSeconds,
     seconds,
     key,
-    cursors: Array.from({ length: 1024 }, () => ListPetsQuery.encodeCursor(Pet.PetId.make(1 + Math.floor(next() * pets * 0.9)))),
+    cursors: Array.from({ length: 1024 }, () => cursors.seal(undefined, Pet.PetId.make(1 + Math.floor(next() * pets * 0.9)))),
+    statusCursors: Array.from(
+      { length: 1024 },
+      (_, n) => cursors.seal(statuses[n % statuses.length], Pet.PetId.make(1 + Math.floor(next() * pets * 0.9)))
+    ),
     ids: Array.from({ length: 1024 }, () => 1 + Math.floor(next() * pets)),
     runs: []
   }

@@ -3,6 +3,7 @@
  * nothing else loaded: the floor server imports only this.
  */
 import Database from "better-sqlite3"
+import { parseArgs } from "node:util"
 
 export interface Statement {
   run(...params: ReadonlyArray<unknown>): { readonly changes: number; readonly lastInsertRowid: number | bigint }
@@ -41,3 +42,30 @@ export const floorSql = {
 /** Opens a raw better-sqlite3 connection to `filename`. */
 export const openRaw = (filename: string): Connection =>
   new (Database as unknown as new(filename: string) => Connection)(filename)
+
+/**
+ * The command line of a reference server (`--port`, `--host`, `--db`,
+ * `--anonymous-per-minute`) and its database, opened with the store's
+ * durability settings (WAL, `synchronous = NORMAL`, a busy timeout).
+ */
+export const referenceServer = (defaultPort: number) => {
+  const { values } = parseArgs({
+    options: {
+      port: { type: "string", default: String(defaultPort) },
+      host: { type: "string", default: "127.0.0.1" },
+      db: { type: "string" },
+      "anonymous-per-minute": { type: "string", default: "60" }
+    }
+  })
+  if (values.db === undefined) throw new Error("--db is required")
+  const db = openRaw(values.db)
+  db.pragma("journal_mode = WAL")
+  db.pragma("synchronous = NORMAL")
+  db.pragma("busy_timeout = 5000")
+  return {
+    port: Number(values.port),
+    host: values.host,
+    anonymousPerMinute: Number(values["anonymous-per-minute"]),
+    db
+  }
+}

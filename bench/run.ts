@@ -121,7 +121,10 @@ const results = {
   http: http === undefined ? undefined : {
     ...http,
     ...httpOptions,
-    results: http.results.map((result) => ({ ...result, target: targets.httpRatio }))
+    results: http.results.map((result) => ({
+      ...result,
+      targets: { floor: targets.httpRatio, fastify: targets.fastifyRatio, fastifyP99: targets.fastifyP99Ratio }
+    }))
   },
   missed
 }

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
 const hosts = Path.join(root, "test/packaging/hosts")
-const packages = ["core", "memory-store", "sqlite-store", "postgres-store", "http-adapter", "server"] as const
+const packages = ["core", "memory-store", "sqlite-store", "postgres-store", "http-adapter", "server", "client"] as const
 type Package = typeof packages[number]
 
 interface Run {
@@ -132,6 +132,42 @@ describe("the packed packages installed with npm outside the workspace", () => {
       remaining: "58",
       own: "host page"
     })
+  }, 300_000)
+
+  it("a host without Effect calls a running server with the client alone (ESM and CommonJS)", async () => {
+    const dir = await project("client-host", [tarballs.core, tarballs["http-adapter"], tarballs.client])
+    const names = await installed(dir)
+    expect(names.filter((name) => /sqlite|@animal-store\/(server|memory-store)|platform-node|better-sqlite3/.test(name))).toEqual([])
+    const key = "ask_live_clienthost0000000000000"
+    const server = ChildProcess.spawn(process.execPath, [Path.join(root, "packages/server/dist/cli/animal-store.js"), "serve", "--port", "0", "--store", "memory"], {
+      env: { ...cleanEnv, ANIMAL_STORE_API_KEYS: `${key}:pro` }
+    })
+    try {
+      const origin = await new Promise<string>((resolve, reject) => {
+        let output = ""
+        server.stdout.on("data", (chunk) => {
+          output += chunk
+          const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(output)
+          if (match) resolve(match[1]!)
+        })
+        server.on("close", () => reject(new Error(`serve exited: ${output}`)))
+      })
+      const env = { STORE_URL: `${origin}/v1`, STORE_KEY: key }
+      const lines = (await succeed("node", ["client-host.mjs"], { cwd: dir, env })).trim().split("\n")
+      expect(lines.filter((line) => line.includes("getPet is deprecated"))).toHaveLength(1)
+      expect(JSON.parse(lines.at(-1)!)).toEqual({
+        created: 1,
+        all: ["Rex", "Tom"],
+        fetched: "Rex",
+        missing: true,
+        notices: ["/v1/pets"]
+      })
+      expect(JSON.parse(await succeed("node", ["client-host.cjs"], { cwd: dir, env }))).toEqual(["Rex", "Tom"])
+    } finally {
+      const closed = new Promise((resolve) => server.once("close", resolve))
+      server.kill("SIGTERM")
+      await closed
+    }
   }, 300_000)
 
   it("a TypeScript host type-checks against the shipped declarations (strict, nodenext and bundler)", async () => {

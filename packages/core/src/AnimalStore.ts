@@ -89,9 +89,10 @@ export class AnimalStoreError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: ReadonlyArray<ErrorDetail> | undefined,
-    readonly meta: GuardedPetOperations.ResponseMeta | undefined
+    readonly meta: GuardedPetOperations.ResponseMeta | undefined,
+    options?: ErrorOptions
   ) {
-    super(message)
+    super(message, options)
   }
   /** The HTTP status of the code. */
   get status(): number {
@@ -205,7 +206,18 @@ export const open = async (options: OpenOptions): Promise<AnimalStore> => {
   const run = async <A>(effect: Effect.Effect<A, AnimalStoreError, Services>): Promise<A> => {
     const exit = await runtime.runPromiseExit(effect)
     if (Exit.isSuccess(exit)) return exit.value
-    throw failureOf(exit.cause)
+    const failure = Cause.failureOption(exit.cause)
+    if (Option.isSome(failure)) {
+      throw failure.value instanceof AnimalStoreError ? failure.value : toFacadeError(failure.value)
+    }
+    if (Cause.isInterruptedOnly(exit.cause)) {
+      throw new AnimalStoreError("internal_error", "The call was interrupted (the store is closing)", undefined, undefined)
+    }
+    // A defect is a bug: logged with its cause, and thrown with it as the error's `cause`.
+    await runtime.runPromise(Effect.logError("Animal Store: unexpected failure", exit.cause)).catch(() => undefined)
+    throw new AnimalStoreError("internal_error", "Unexpected failure (logged with its cause)", undefined, undefined, {
+      cause: Cause.squash(exit.cause)
+    })
   }
   await run(Effect.void)
   const trusted = <A>(f: (ops: PetOperations.PetOperationsService) => Effect.Effect<A, ApiError | StoreError>) =>
@@ -237,8 +249,3 @@ export const open = async (options: OpenOptions): Promise<AnimalStore> => {
   }
 }
 
-const failureOf = (cause: Cause.Cause<AnimalStoreError | StoreError>): AnimalStoreError =>
-  Option.match(Cause.failureOption(cause), {
-    onNone: () => new AnimalStoreError("internal_error", "Unexpected failure", undefined, undefined),
-    onSome: (error) => error instanceof AnimalStoreError ? error : toFacadeError(error)
-  })

@@ -85,9 +85,8 @@ export const canonicalJson = (value: unknown): string => {
   return JSON.stringify(value) ?? "null"
 }
 
-const sha256: (text: string) => string = typeof Crypto.hash === "function"
-  ? (text) => Crypto.hash("sha256", text, "base64url")
-  : (text) => Crypto.createHash("sha256").update(text, "utf8").digest("base64url")
+// `crypto.hash` is in every Node these packages support (20.19 and later).
+const sha256 = (text: string): string => Crypto.hash("sha256", text, "base64url")
 
 /**
  * What "the same body" means: the SHA-256 (base64url) of the body's

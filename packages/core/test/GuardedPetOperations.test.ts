@@ -219,6 +219,11 @@ describe("GuardedPetOperations", () => {
       )
       expect(limitsDown.error).toBe(storeError)
       expect(limitsDown.meta).toEqual({ rateLimit: undefined, deprecation: undefined })
+      const limitsDownOnGetPet = yield* failure("getPet", { credential: undefined, clientAddress: "a" }).pipe(
+        Effect.provide(guardedLayer({}, { limits: Layer.succeed(RateLimitStore, { modify: () => Effect.fail(storeError) }) }))
+      )
+      expect(limitsDownOnGetPet.error).toBe(storeError)
+      expect(limitsDownOnGetPet.meta).toEqual({ rateLimit: undefined, deprecation: getPetDeprecation })
 
       const petsDown = yield* Effect.gen(function*() {
         const { credential } = yield* issue()

@@ -201,3 +201,13 @@ describe("PetOperations.createPet with an idempotency key", () => {
     }
   })
 })
+
+describe("Idempotency.canonicalJson, on arrays and absent members", () => {
+  it("keeps array order, writes an absent element as null, and leaves out members whose value is undefined", () => {
+    expect(Idempotency.canonicalJson([3, undefined, { b: 1, a: [2, 1] }])).toBe("[3,null,{\"a\":[2,1],\"b\":1}]")
+    expect(Idempotency.canonicalJson({ z: undefined, y: null, x: "1" })).toBe("{\"x\":\"1\",\"y\":null}")
+    expect(Idempotency.canonicalJson([])).toBe("[]")
+    expect(Idempotency.fingerprint([1, 2])).not.toBe(Idempotency.fingerprint([2, 1]))
+    expect(Idempotency.fingerprint({ a: undefined })).toBe(Idempotency.fingerprint({}))
+  })
+})

@@ -91,6 +91,14 @@ describe("Pet", () => {
   })
 })
 
+describe("PetStatus", () => {
+  it("is exactly available, pending or sold, as the interface lists them", () => {
+    expect(PetStatus.literals).toEqual(["available", "pending", "sold"])
+    for (const status of ["available", "pending", "sold"]) expect(decoded(PetStatus, status)).toBe(status)
+    expect(refusal(PetStatus, "").details).toEqual([{ path: "(root)", message: messages.status }])
+  })
+})
+
 describe("PetName", () => {
   it("a refusal decoded without the operations names the rule that failed", () => {
     const rules = [

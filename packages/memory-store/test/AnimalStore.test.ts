@@ -1,6 +1,7 @@
-import { AnimalStore } from "@animal-store/core"
+import { AnimalStore, PetRepository } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
-import { afterEach, describe, expect, it } from "vitest"
+import { Effect, Layer } from "effect"
+import { afterEach, describe, expect, it, vi } from "vitest"
 
 const opened: Array<AnimalStore.AnimalStore> = []
 const open = async (access?: Parameters<typeof AnimalStore.open>[0]["access"]) => {
@@ -79,5 +80,28 @@ describe("AnimalStore Promise facade", () => {
     await first.close()
     const closed = await rejection(first.listPets())
     expect({ code: closed.code, status: closed.status }).toEqual({ code: "internal_error", status: 500 })
+  })
+
+  it("rejects a defect (a bug) as internal_error with its cause, and logs it with the cause", async () => {
+    const bug = new Error("the repository is broken")
+    const broken = Layer.succeed(PetRepository.PetRepository, {
+      insert: () => Effect.die(bug),
+      findById: () => Effect.die(bug),
+      list: () => Effect.die(bug)
+    })
+    const lines: Array<string> = []
+    const capture = (...args: Array<unknown>) => void lines.push(args.map(String).join(" "))
+    const spies = [vi.spyOn(console, "log").mockImplementation(capture), vi.spyOn(console, "error").mockImplementation(capture)]
+    try {
+      const store = await AnimalStore.open({ store: Layer.merge(MemoryStore.layer, broken) })
+      opened.push(store)
+      const error = await rejection(store.getPet(1))
+      expect(error).toMatchObject({ code: "internal_error", status: 500 })
+      expect(error.cause).toBe(bug)
+      expect(lines.join("\n")).toContain("the repository is broken")
+      expect(lines.join("\n")).toContain("unexpected failure")
+    } finally {
+      for (const spy of spies) spy.mockRestore()
+    }
   })
 })

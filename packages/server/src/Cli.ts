@@ -14,8 +14,9 @@
  */
 import type { ApiKey } from "@animal-store/core"
 import { AccessConfig, ApiKeyAuth } from "@animal-store/core"
-import { Console, Data, Effect, Either, Layer, Logger, Option, Redacted } from "effect"
+import { Console, Data, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as Flags from "./internal/flags.js"
+import * as JsonLines from "./internal/jsonLines.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
 import * as StandaloneServer from "./StandaloneServer.js"
 import * as StoreLocation from "./StoreLocation.js"
@@ -338,7 +339,7 @@ const serve = (options: StandaloneServer.Options): Effect.Effect<void, CliError>
         ),
       ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message }))
     }),
-    Effect.provide(Logger.json)
+    Effect.provide(JsonLines.layer)
   )
 
 /**

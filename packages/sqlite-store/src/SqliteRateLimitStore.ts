@@ -1,13 +1,24 @@
 /**
  * `RateLimitStore` on SQLite. `modify` reads a subject's row, runs the rule
- * and writes the new row in one `BEGIN IMMEDIATE` transaction: the write
+ * and writes the new row inside a `BEGIN IMMEDIATE` transaction: the write
  * lock is held from the read on, so processes sharing the database file count
  * every request exactly once and never accept more than the limit together.
  *
+ * Group commit: the calls of one turn of the event loop are counted in one
+ * transaction, in the order they came (two calls for one subject in a batch:
+ * the second reads what the first wrote), and each call's answer is given
+ * once the transaction has committed. One commit then serves every request
+ * the server read in that turn instead of one each (measured by `pnpm bench`,
+ * which runs the server as shipped). If the transaction fails, every call of
+ * the batch fails with its `StoreError`. A call inside a host's `SqlClient`
+ * transaction is not batched: it runs in that transaction.
+ *
  * @since 1.0.0
  */
+import type { StoreError } from "@animal-store/core"
 import { RateLimitStore } from "@animal-store/core"
-import { Effect, Layer } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Exit, Layer, Option, Runtime } from "effect"
 import * as SqliteDatabase from "./SqliteDatabase.js"
 
 type StateRow = readonly [
@@ -39,29 +50,68 @@ const upsertSql = `INSERT INTO rate_limits
     minute_count = excluded.minute_count, day_start = excluded.day_start, day_count = excluded.day_count,
     refused_count = excluded.refused_count, banned_until = excluded.banned_until`
 
+interface Pending {
+  readonly subject: string
+  readonly f: (state: RateLimitStore.RateLimitState | undefined) => readonly [unknown, RateLimitStore.RateLimitState]
+  readonly resume: (exit: Exit.Exit<unknown, StoreError.StoreError>) => void
+}
+
 /**
  * @since 1.0.0
  * @category constructors
  */
-export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, SqliteDatabase.SqliteDatabase> =
-  Effect.map(SqliteDatabase.SqliteDatabase, (database) => ({
-    modify: (subject, f) =>
-      database.use("Counting a request", (connection) =>
-        connection.immediate(() => {
-          const [result, next] = f(toState(connection.firstValues<StateRow>(selectSql, subject)))
-          connection.run(
-            upsertSql,
-            subject,
-            next.minuteStart,
-            next.minuteCount,
-            next.dayStart,
-            next.dayCount,
-            next.refusedCount,
-            next.bannedUntil
-          )
-          return result
-        }))
-  }))
+export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, SqliteDatabase.SqliteDatabase> = Effect
+  .gen(function*() {
+    const database = yield* SqliteDatabase.SqliteDatabase
+    const runCallback = Runtime.runCallback(yield* Effect.runtime<never>())
+    const count = <A>(
+      connection: SqliteDatabase.Connection,
+      subject: string,
+      f: (state: RateLimitStore.RateLimitState | undefined) => readonly [A, RateLimitStore.RateLimitState]
+    ): A => {
+      const [result, next] = f(toState(connection.firstValues<StateRow>(selectSql, subject)))
+      connection.run(
+        upsertSql,
+        subject,
+        next.minuteStart,
+        next.minuteCount,
+        next.dayStart,
+        next.dayCount,
+        next.refusedCount,
+        next.bannedUntil
+      )
+      return result
+    }
+    let batch: Array<Pending> = []
+    const flush = () => {
+      const pending = batch
+      batch = []
+      runCallback(
+        database.use("Counting requests", (connection) =>
+          connection.immediate(() => pending.map(({ f, subject }) => count(connection, subject, f)))),
+        {
+          onExit: (exit) => {
+            for (let i = 0; i < pending.length; i++) {
+              pending[i]!.resume(Exit.isSuccess(exit) ? Exit.succeed(exit.value[i]) : exit)
+            }
+          }
+        }
+      )
+    }
+    return {
+      modify: <A>(
+        subject: string,
+        f: (state: RateLimitStore.RateLimitState | undefined) => readonly [A, RateLimitStore.RateLimitState]
+      ) =>
+        Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
+          Option.isSome(transaction)
+            ? database.use("Counting a request", (connection) => connection.immediate(() => count(connection, subject, f)))
+            : Effect.async<A, StoreError.StoreError>((resume) => {
+              if (batch.length === 0) setImmediate(flush)
+              batch.push({ subject, f, resume: resume as Pending["resume"] })
+            }))
+    }
+  })
 
 /**
  * @since 1.0.0

@@ -6,6 +6,10 @@ import { MemoryStore } from "@animal-store/memory-store"
 import { StandaloneServer } from "@animal-store/server"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { Effect, Layer } from "effect"
+import type { AnimalStoreClient } from "@animal-store/client"
+
+/** The client's declarations type-check in a strict host too. */
+export type ClientService = AnimalStoreClient.AnimalStoreClientService
 
 const services = (ports: Layer.Layer<AnimalStore.StorePorts, unknown>) =>
   AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer({ banAfter: 3 })), Layer.provide(ports))

@@ -1,0 +1,97 @@
+/**
+ * When the client sends a request again, as pure functions of what it has
+ * seen: the interface asks a client refused with 429 to wait until
+ * `Retry-After` before retrying, and to back off exponentially. Here:
+ *
+ * - a retry is never sent before `Retry-After` (or the reset the pacing
+ *   waits for);
+ * - beyond it, the client waits an exponential backoff `base * 2^(n-1)`
+ *   (n = 1 for the first retry), capped at `maxDelayMillis`, of which a
+ *   random part (`jitter`, at most half) is taken off, so clients refused
+ *   together do not come back together; with `jitter <= 0.5` a later retry
+ *   never waits less than an earlier one;
+ * - at most `maxAttempts` attempts are sent in all (the first included).
+ *
+ * @since 1.0.0
+ */
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface RetryPolicy {
+  /** Attempts in all, the first included (1 = never retry). */
+  readonly maxAttempts: number
+  /** The backoff of the first retry, in milliseconds. */
+  readonly baseDelayMillis: number
+  /** The longest backoff, in milliseconds (`Retry-After` comes on top). */
+  readonly maxDelayMillis: number
+  /** The share of a backoff taken off at random, from 0 (none) to 0.5. */
+  readonly jitter: number
+}
+
+/**
+ * 5 attempts, backoffs of 250 ms, 500 ms, 1 s, 2 s (each up to 20% shorter),
+ * at most 30 s.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const defaults: RetryPolicy = {
+  maxAttempts: 5,
+  baseDelayMillis: 250,
+  maxDelayMillis: 30_000,
+  jitter: 0.2
+}
+
+/**
+ * `defaults` with `options` over them, checked: `maxAttempts` an integer of
+ * at least 1, delays finite and not negative, `jitter` from 0 to 0.5.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = (options?: Partial<RetryPolicy>): RetryPolicy => {
+  const policy = { ...defaults, ...options }
+  if (!Number.isSafeInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
+    throw new RangeError(`maxAttempts must be an integer of at least 1, got ${policy.maxAttempts}`)
+  }
+  for (const name of ["baseDelayMillis", "maxDelayMillis"] as const) {
+    if (!Number.isFinite(policy[name]) || policy[name] < 0) {
+      throw new RangeError(`${name} must be a finite number of milliseconds, not negative, got ${policy[name]}`)
+    }
+  }
+  if (!(policy.jitter >= 0 && policy.jitter <= 0.5)) {
+    throw new RangeError(`jitter must be from 0 to 0.5, got ${policy.jitter}`)
+  }
+  return policy
+}
+
+/**
+ * The backoff before retry number `retry` (1 for the first retry) without
+ * jitter: `base * 2^(retry-1)`, capped.
+ *
+ * @since 1.0.0
+ * @category rules
+ */
+export const backoff = (policy: RetryPolicy, retry: number): number =>
+  Math.min(policy.maxDelayMillis, policy.baseDelayMillis * 2 ** Math.max(0, retry - 1))
+
+/**
+ * How long to wait before retry number `retry`, in milliseconds: the time
+ * the server asked for (`retryAfterMillis`, 0 when it named none) plus the
+ * backoff less its random part. `random` is a number in [0, 1).
+ *
+ * @since 1.0.0
+ * @category rules
+ */
+export const delay = (policy: RetryPolicy, retry: number, retryAfterMillis: number, random: number): number =>
+  Math.max(0, retryAfterMillis) + backoff(policy, retry) * (1 - policy.jitter * random)
+
+/**
+ * Whether another attempt may follow attempt number `attempt` (1 for the first).
+ *
+ * @since 1.0.0
+ * @category rules
+ */
+export const canRetry = (policy: RetryPolicy, attempt: number): boolean => attempt < policy.maxAttempts
