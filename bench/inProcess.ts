@@ -2,7 +2,7 @@
  * In-process: `PetOperations` (validation included) on the memory and SQLite
  * stores, beside the same query on better-sqlite3 alone, at each store size.
  */
-import { ListPetsQuery, Pet, PetOperations } from "@animal-store/core"
+import { type AnimalStore, ListPetsQuery, Pet, PetOperations } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -122,7 +122,7 @@ const checkSame = (scenario: Scenario, ours: PetOperations.PetOperationsService,
   }
 }
 
-const opsOf = (store: Layer.Layer<SqliteStore.Ports, unknown>) =>
+const opsOf = (store: Layer.Layer<AnimalStore.StorePorts, unknown>) =>
   ManagedRuntime.make(
     PetOperations.layer.pipe(Layer.provideMerge(store), Layer.provide(ListPetsQuery.layerCursorSecret(cursorSecret)))
   )

@@ -3,7 +3,7 @@
  * facade: its own code uses the trusted calls, and it serves one of its users
  * through a guarded call with that user's API key.
  */
-import { AnimalStore } from "@animal-store/core"
+import { AnimalStore, AnimalStoreError } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 
 export const main = async (log: (line: string) => void = console.log): Promise<void> => {
@@ -22,7 +22,7 @@ export const main = async (log: (line: string) => void = console.log): Promise<v
     const window = page.meta.rateLimit?.reported
     log(`a client listed ${page.value.pets.length} pets; ${window?.remaining}/${window?.limit} left this ${window?.name}`)
 
-    await store.createPet({ name: "", categoryId: 1 }).catch((error: AnimalStore.AnimalStoreError) => {
+    await store.createPet({ name: "", categoryId: 1 }).catch((error: AnimalStoreError.AnimalStoreError) => {
       log(`rejected: ${error.status} ${error.code}: ${error.message}`)
     })
   } finally {

@@ -1,13 +1,12 @@
 /**
  * The whole in-process Animal Store: an Effect layer for hosts that use
- * Effect, and a Promise facade (`open`) for hosts that do not.
+ * Effect, and a Promise facade (`open`, failing with `AnimalStoreError`) for
+ * hosts that do not.
  *
  * @since 1.0.0
  */
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Redacted } from "effect"
-import * as AccessConfig from "./AccessConfig.js"
-import type { ApiError, ErrorCode, ErrorDetail } from "./ApiError.js"
-import { statusByCode } from "./ApiError.js"
+import { Layer } from "effect"
+import type * as AccessConfig from "./AccessConfig.js"
 import type { ApiKey } from "./ApiKey.js"
 import * as ApiKeyAuth from "./ApiKeyAuth.js"
 import type { ApiKeyStore } from "./ApiKeyStore.js"
@@ -21,6 +20,7 @@ import type { PetRepository } from "./PetRepository.js"
 import * as PlanRateLimiter from "./PlanRateLimiter.js"
 import type { RateLimitStore } from "./RateLimitStore.js"
 import type { StoreError } from "./StoreError.js"
+import * as facade from "./internal/facade.js"
 
 /**
  * The ports a store provides (every store package provides all of them),
@@ -74,41 +74,6 @@ export const layer: Layer.Layer<Services, never, RequiredPorts | AccessConfig.Ac
       DeprecationPolicy.layer
     ))
   )
-
-/**
- * A failure of the Promise facade: the `Error` body's `code`, `message` and
- * `status`, the validation `details` when there are any, and for guarded calls
- * the response metadata.
- *
- * @since 1.0.0
- * @category errors
- */
-export class AnimalStoreError extends Error {
-  override readonly name = "AnimalStoreError"
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details: ReadonlyArray<ErrorDetail> | undefined,
-    readonly meta: GuardedPetOperations.ResponseMeta | undefined,
-    options?: ErrorOptions
-  ) {
-    super(message, options)
-  }
-  /** The HTTP status of the code. */
-  get status(): number {
-    return statusByCode[this.code]
-  }
-}
-
-const toFacadeError = (
-  error: ApiError | StoreError,
-  meta?: GuardedPetOperations.ResponseMeta
-): AnimalStoreError =>
-  error._tag === "StoreError"
-    ? error.reason === "Unavailable"
-      ? new AnimalStoreError("service_unavailable", "The store cannot be reached; retry later", undefined, meta)
-      : new AnimalStoreError("internal_error", "The store failed", undefined, meta)
-    : new AnimalStoreError(error.code, error.message, error._tag === "InvalidRequest" ? error.details : undefined, meta)
 
 /**
  * The query of `listPets` in the facade.
@@ -199,53 +164,4 @@ export interface OpenOptions {
  * @since 1.0.0
  * @category constructors
  */
-export const open = async (options: OpenOptions): Promise<AnimalStore> => {
-  const runtime = ManagedRuntime.make(
-    layer.pipe(Layer.provide(options.store), Layer.provide(AccessConfig.layer(options.access)))
-  )
-  const run = async <A>(effect: Effect.Effect<A, AnimalStoreError, Services>): Promise<A> => {
-    const exit = await runtime.runPromiseExit(effect)
-    if (Exit.isSuccess(exit)) return exit.value
-    const failure = Cause.failureOption(exit.cause)
-    if (Option.isSome(failure)) {
-      throw failure.value instanceof AnimalStoreError ? failure.value : toFacadeError(failure.value)
-    }
-    if (Cause.isInterruptedOnly(exit.cause)) {
-      throw new AnimalStoreError("internal_error", "The call was interrupted (the store is closing)", undefined, undefined)
-    }
-    // A defect is a bug: logged with its cause, and thrown with it as the error's `cause`.
-    await runtime.runPromise(Effect.logError("Animal Store: unexpected failure", exit.cause)).catch(() => undefined)
-    throw new AnimalStoreError("internal_error", "Unexpected failure (logged with its cause)", undefined, undefined, {
-      cause: Cause.squash(exit.cause)
-    })
-  }
-  await run(Effect.void)
-  const trusted = <A>(f: (ops: PetOperations.PetOperationsService) => Effect.Effect<A, ApiError | StoreError>) =>
-    run(Effect.flatMap(PetOperations.PetOperations, (ops) => Effect.mapError(f(ops), (e) => toFacadeError(e))))
-  const guarded = <A>(
-    f: (ops: GuardedPetOperations.GuardedPetOperationsService) => Effect.Effect<GuardedPetOperations.Guarded<A>, GuardedPetOperations.GuardedFailure>
-  ) =>
-    run(Effect.flatMap(GuardedPetOperations.GuardedPetOperations, (ops) =>
-      Effect.mapError(f(ops), (failure) => toFacadeError(failure.error, failure.meta))))
-  const auth = <A>(f: (auth: ApiKeyAuth.ApiKeyAuthService) => Effect.Effect<A, ApiError | StoreError>) =>
-    run(Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (service) => Effect.mapError(f(service), (e) => toFacadeError(e))))
-  return {
-    listPets: (query = {}) => trusted((ops) => ops.listPets(query)),
-    createPet: (pet, createOptions) => trusted((ops) => ops.createPet(pet, createOptions)),
-    getPet: (id) => trusted((ops) => ops.getPet(id)),
-    guarded: {
-      listPets: (request, query = {}) => guarded((ops) => ops.listPets(request, query)),
-      createPet: (request, pet, createOptions) => guarded((ops) => ops.createPet(request, pet, createOptions)),
-      getPet: (request, id) => guarded((ops) => ops.getPet(request, id))
-    },
-    keys: {
-      issue: (issueOptions) =>
-        auth((service) =>
-          Effect.map(service.issue(issueOptions), ({ key, secret }) => ({ key, secret: Redacted.value(secret) }))),
-      list: () => auth((service) => service.list),
-      revoke: (id) => auth((service) => Effect.map(service.revoke(id), Option.getOrUndefined))
-    },
-    close: () => runtime.dispose()
-  }
-}
-
+export const open = (options: OpenOptions): Promise<AnimalStore> => facade.open(layer, options)

@@ -5,6 +5,7 @@
  * @since 1.0.0
  */
 import { Schema } from "effect"
+import * as StoreError from "./StoreError.js"
 
 /**
  * The closed set of error codes, each with the status it is answered with.
@@ -260,12 +261,37 @@ export type ApiError =
   | IdempotencyKeyInUse
 
 /**
- * The `Error` body of a typed failure.
+ * The body of every `internal_error`: it discloses nothing.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const internalErrorBody: ErrorBody = makeBody("internal_error", "An internal error occurred")
+
+/**
+ * The body of every `service_unavailable`: the store cannot be reached now.
+ * It discloses nothing.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const serviceUnavailableBody: ErrorBody = makeBody(
+  "service_unavailable",
+  "The service cannot reach its store; retry later"
+)
+
+/**
+ * The `Error` body of a typed failure, the one conversion every adapter uses
+ * (HTTP responses, the Promise facade's `AnimalStoreError`). A store failure
+ * discloses nothing: `service_unavailable` when the store cannot be reached,
+ * else `internal_error`.
  *
  * @since 1.0.0
  * @category conversions
  */
-export const toBody = (error: ApiError): ErrorBody =>
-  error._tag === "InvalidRequest"
+export const toBody = (error: ApiError | StoreError.StoreError): ErrorBody =>
+  error._tag === "StoreError"
+    ? StoreError.isUnavailable(error) ? serviceUnavailableBody : internalErrorBody
+    : error._tag === "InvalidRequest"
     ? makeBody(error.code, error.message, error.details)
     : makeBody(error.code, error.message)

@@ -10,8 +10,8 @@ import { Gone } from "./ApiError.js"
 import type { OperationName } from "./PetOperations.js"
 
 /**
- * The deprecation of one operation, as data an adapter turns into the
- * `Deprecation`, `Sunset` and `Link` headers.
+ * The deprecation of one operation, as data an adapter announces (HTTP: the
+ * `Deprecation`, `Sunset` and `Link` headers of `ResponseHeaders`).
  *
  * @since 1.0.0
  * @category models
@@ -89,20 +89,3 @@ export const make = (entries: ReadonlyArray<Deprecation>): DeprecationPolicyServ
  * @category layers
  */
 export const layer: Layer.Layer<DeprecationPolicy> = Layer.succeed(DeprecationPolicy, make(deprecations))
-
-/**
- * The response headers of a deprecated operation: `Deprecation` (RFC 9745,
- * `@<unix seconds>`), `Sunset` (RFC 8594, an IMF-fixdate) and `Link` to the
- * successor under `basePath` (the version segment, `/v1` by default).
- *
- * @since 1.0.0
- * @category conversions
- */
-export const headers = (
-  deprecation: Deprecation,
-  basePath = "/v1"
-): { readonly Deprecation: string; readonly Sunset: string; readonly Link: string } => ({
-  Deprecation: `@${Math.floor(deprecation.deprecatedAt.getTime() / 1000)}`,
-  Sunset: deprecation.sunset.toUTCString(),
-  Link: `<${basePath}${deprecation.successor.path}>; rel="successor-version"`
-})

@@ -9,7 +9,6 @@
  */
 import { Context, Data, Effect, Layer } from "effect"
 import type { ApiError } from "./ApiError.js"
-import type { Unauthorized } from "./ApiError.js"
 import { ApiKeyBanned, RateLimited } from "./ApiError.js"
 import type { Principal } from "./ApiKey.js"
 import { ApiKeyAuth } from "./ApiKeyAuth.js"
@@ -19,7 +18,7 @@ import type { PetPage } from "./ListPetsQuery.js"
 import type { Pet } from "./Pet.js"
 import type { OperationName } from "./PetOperations.js"
 import { PetOperations } from "./PetOperations.js"
-import type { RateLimitDecision } from "./PlanRateLimiter.js"
+import type { RateLimitDecision, RateLimitSubject } from "./PlanRateLimiter.js"
 import { PlanRateLimiter } from "./PlanRateLimiter.js"
 import type { StoreError } from "./StoreError.js"
 import { withoutStackTrace } from "./internal/expected.js"
@@ -64,13 +63,24 @@ export interface GuardedCreatePetOptions {
 }
 
 /**
- * An admitted request: who it acts as (`undefined` for a request to a route
- * that needs no key, made without a valid one) and its metadata.
+ * An admitted operation: the key it acts as and its metadata.
  *
  * @since 1.0.0
  * @category models
  */
 export interface Admission {
+  readonly principal: Principal
+  readonly meta: ResponseMeta
+}
+
+/**
+ * An admitted request that needs no key: the key it counted against
+ * (`undefined` when it came without a valid one) and its metadata.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface KeylessAdmission {
   readonly principal: Principal | undefined
   readonly meta: ResponseMeta
 }
@@ -106,13 +116,26 @@ export class GuardedFailure extends Data.TaggedClass("GuardedFailure")<{
  */
 export interface GuardedPetOperationsService {
   /**
-   * Admits a request: for an operation, authenticate (401 without a valid
-   * key, after the per-address limit), ban, rate limit and deprecation; for
-   * any other route (`operation` undefined: documents, unknown routes) the
-   * request counts against its key when a valid one is sent and against its
-   * address otherwise, and is never refused for lack of a key.
+   * Admits a request for `operation`: authenticate (401 without a valid
+   * key, after the client address's limit), ban, rate limits, deprecation.
    */
-  readonly admit: (request: ClientRequest, operation: OperationName | undefined) => Effect.Effect<Admission, GuardedFailure>
+  readonly admit: (request: ClientRequest, operation: OperationName) => Effect.Effect<Admission, GuardedFailure>
+  /**
+   * Admits a request that needs no key (an adapter's documents, `OPTIONS`,
+   * unknown routes): it counts against its key when a valid one is sent and
+   * against its client address otherwise, and is refused only by the limits.
+   */
+  readonly admitKeyless: (request: ClientRequest) => Effect.Effect<KeylessAdmission, GuardedFailure>
+  /**
+   * Admits a request for `operation`, then runs `f` as the admitted key: the
+   * one composition of every adapter (the HTTP handler, the Promise facade,
+   * the operations below). Failures of `f` carry the admission's metadata.
+   */
+  readonly run: <A, E extends ApiError | StoreError, R>(
+    request: ClientRequest,
+    operation: OperationName,
+    f: (principal: Principal) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<Guarded<A>, GuardedFailure, R>
   readonly listPets: (request: ClientRequest, query: unknown) => Effect.Effect<Guarded<PetPage>, GuardedFailure>
   readonly createPet: (
     request: ClientRequest,
@@ -171,66 +194,54 @@ export const make: Effect.Effect<
   const limiter = yield* PlanRateLimiter
   const policy = yield* DeprecationPolicy
 
-  /** After the limiter accepted: 401 without a key for an operation, then the deprecation policy. */
-  const conclude = (
-    operation: OperationName | undefined,
-    admission: Admission,
-    unauthorized: Unauthorized | undefined
-  ): Effect.Effect<Admission, GuardedFailure> => {
-    if (operation === undefined) return Effect.succeed(admission)
-    if (unauthorized !== undefined) return Effect.fail(guardedFailure(unauthorized, admission.meta))
-    // An operation without a deprecation has nothing to check.
-    if (admission.meta.deprecation === undefined) return Effect.succeed(admission)
-    return Effect.mapBoth(policy.check(operation), {
-      onFailure: (error) => guardedFailure(error, admission.meta),
-      onSuccess: () => admission
-    })
-  }
-
-  const limit = (
-    request: ClientRequest,
-    operation: OperationName | undefined,
-    deprecation: Deprecation | undefined,
-    principal: Principal | undefined,
-    unauthorized: Unauthorized | undefined
-  ): Effect.Effect<Admission, GuardedFailure> =>
-    Effect.matchEffect(
-      limiter.check(
-        principal === undefined ? { _tag: "Address", address: request.clientAddress } : { _tag: "Key", principal }
-      ),
-      {
-        onFailure: (error) => Effect.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
-        onSuccess: (decision) => {
-          const meta: ResponseMeta = { rateLimit: decision, deprecation }
-          const refused = refusal(decision)
-          return refused === undefined
-            ? conclude(operation, { principal, meta }, unauthorized)
-            : Effect.fail(guardedFailure(refused, meta))
-        }
+  /** Counts one request of `subject`: its metadata when accepted, else its refusal. */
+  const count = (subject: RateLimitSubject, deprecation: Deprecation | undefined): Effect.Effect<ResponseMeta, GuardedFailure> =>
+    Effect.matchEffect(limiter.check(subject), {
+      onFailure: (error) => Effect.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
+      onSuccess: (decision) => {
+        const meta: ResponseMeta = { rateLimit: decision, deprecation }
+        const refused = refusal(decision)
+        return refused === undefined ? Effect.succeed(meta) : Effect.fail(guardedFailure(refused, meta))
       }
-    )
+    })
 
-  const admit = (
-    request: ClientRequest,
-    operation: OperationName | undefined
-  ): Effect.Effect<Admission, GuardedFailure> => {
-    const deprecation = operation === undefined ? undefined : policy.forOperation(operation)
+  const addressOf = (request: ClientRequest): RateLimitSubject => ({ _tag: "Address", address: request.clientAddress })
+
+  const admit = (request: ClientRequest, operation: OperationName): Effect.Effect<Admission, GuardedFailure> => {
+    const deprecation = policy.forOperation(operation)
     return Effect.matchEffect(auth.authenticate(request.credential), {
       onFailure: (error) =>
         error._tag === "Unauthorized"
-          ? limit(request, operation, deprecation, undefined, error)
+          ? Effect.flatMap(count(addressOf(request), deprecation), (meta) => Effect.fail(guardedFailure(error, meta)))
           : Effect.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
-      onSuccess: (principal) => limit(request, operation, deprecation, principal, undefined)
+      onSuccess: (principal) =>
+        Effect.flatMap(count({ _tag: "Key", principal }, deprecation), (meta) =>
+          // An operation without a deprecation has nothing to check.
+          deprecation === undefined
+            ? Effect.succeed({ principal, meta })
+            : Effect.mapBoth(policy.check(operation), {
+              onFailure: (error) => guardedFailure(error, meta),
+              onSuccess: () => ({ principal, meta })
+            }))
     })
   }
 
-  const guard = <A>(
+  const admitKeyless = (request: ClientRequest): Effect.Effect<KeylessAdmission, GuardedFailure> =>
+    Effect.matchEffect(auth.authenticate(request.credential), {
+      onFailure: (error) =>
+        error._tag === "Unauthorized"
+          ? Effect.map(count(addressOf(request), undefined), (meta) => ({ principal: undefined, meta }))
+          : Effect.fail(guardedFailure(error, { rateLimit: undefined, deprecation: undefined })),
+      onSuccess: (principal) => Effect.map(count({ _tag: "Key", principal }, undefined), (meta) => ({ principal, meta }))
+    })
+
+  const run = <A, E extends ApiError | StoreError, R>(
     request: ClientRequest,
     operation: OperationName,
-    run: Effect.Effect<A, ApiError | StoreError>
-  ): Effect.Effect<Guarded<A>, GuardedFailure> =>
-    Effect.flatMap(admit(request, operation), ({ meta }) =>
-      Effect.mapBoth(run, {
+    f: (principal: Principal) => Effect.Effect<A, E, R>
+  ): Effect.Effect<Guarded<A>, GuardedFailure, R> =>
+    Effect.flatMap(admit(request, operation), ({ meta, principal }) =>
+      Effect.mapBoth(f(principal), {
         onFailure: (error) => guardedFailure(error, meta),
         onSuccess: (value) => ({ value, meta })
       }))
@@ -241,23 +252,22 @@ export const make: Effect.Effect<
     body: unknown,
     idempotencyKey: string
   ): Effect.Effect<Guarded<Pet>, GuardedFailure> =>
-    Effect.flatMap(admit(request, "createPet"), ({ meta, principal }) =>
-      Effect.mapBoth(
-        operations.createPetOutcome(body, { idempotencyKey, idempotencyScope: principal?.keyId }),
-        {
-          onFailure: (error) => guardedFailure(error, meta),
-          onSuccess: ({ pet, replayed }) => ({ value: pet, meta: replayed ? { ...meta, idempotentReplayed: true } : meta })
-        }
-      ))
+    Effect.map(
+      run(request, "createPet", (principal) =>
+        operations.createPetOutcome(body, { idempotencyKey, idempotencyScope: principal.keyId })),
+      ({ meta, value: { pet, replayed } }) => ({ value: pet, meta: replayed ? { ...meta, idempotentReplayed: true } : meta })
+    )
 
   return {
     admit,
-    listPets: (request, query) => guard(request, "listPets", operations.listPets(query)),
+    admitKeyless,
+    run,
+    listPets: (request, query) => run(request, "listPets", () => operations.listPets(query)),
     createPet: (request, body, options) =>
       options?.idempotencyKey === undefined
-        ? guard(request, "createPet", operations.createPet(body))
+        ? run(request, "createPet", () => operations.createPet(body))
         : createKeyed(request, body, options.idempotencyKey),
-    getPet: (request, id) => guard(request, "getPet", operations.getPet(id))
+    getPet: (request, id) => run(request, "getPet", () => operations.getPet(id))
   }
 })
 

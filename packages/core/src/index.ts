@@ -3,6 +3,7 @@
  */
 export * as AccessConfig from "./AccessConfig.js"
 export * as AnimalStore from "./AnimalStore.js"
+export * as AnimalStoreError from "./AnimalStoreError.js"
 export * as ApiError from "./ApiError.js"
 export * as ApiKey from "./ApiKey.js"
 export * as ApiKeyAuth from "./ApiKeyAuth.js"

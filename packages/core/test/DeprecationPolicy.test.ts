@@ -57,33 +57,4 @@ describe("DeprecationPolicy", () => {
       successor: { operation: "listPets", path: "/pets" }
     })
   })
-
-  it("headers carry the exact dates and the successor link", () => {
-    const deprecation = DeprecationPolicy.make(DeprecationPolicy.deprecations).forOperation("getPet")!
-    expect(DeprecationPolicy.headers(deprecation)).toEqual({
-      Deprecation: "@1735689600",
-      Sunset: "Thu, 05 Dec 2030 00:00:00 GMT",
-      Link: "</v1/pets>; rel=\"successor-version\""
-    })
-    expect(DeprecationPolicy.headers(deprecation, "/api/v1").Link).toBe("</api/v1/pets>; rel=\"successor-version\"")
-  })
-
-  it.prop(
-    "headers round-trip any whole-second dates",
-    {
-      deprecatedAt: fc.integer({ min: 0, max: 253_402_300_799 }),
-      sunset: fc.integer({ min: 0, max: 253_402_300_799 })
-    },
-    ({ deprecatedAt, sunset }) => {
-      const headers = DeprecationPolicy.headers({
-        operation: "getPet",
-        deprecatedAt: new Date(deprecatedAt * 1000),
-        sunset: new Date(sunset * 1000),
-        successor: { operation: "listPets", path: "/pets" }
-      })
-      expect(headers.Deprecation).toBe(`@${deprecatedAt}`)
-      expect(headers.Sunset).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/)
-      expect(Date.parse(headers.Sunset)).toBe(sunset * 1000)
-    }
-  )
 })

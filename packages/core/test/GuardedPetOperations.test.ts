@@ -6,7 +6,7 @@ import * as AnimalStore from "../src/AnimalStore.js"
 import * as ApiKeyAuth from "../src/ApiKeyAuth.js"
 import { ApiKeyStore } from "../src/ApiKeyStore.js"
 import * as DeprecationPolicy from "../src/DeprecationPolicy.js"
-import type { Admission, ClientRequest, Guarded, GuardedFailure } from "../src/GuardedPetOperations.js"
+import type { ClientRequest, Guarded, GuardedFailure, KeylessAdmission } from "../src/GuardedPetOperations.js"
 import * as GuardedPetOperations from "../src/GuardedPetOperations.js"
 import type { OperationName } from "../src/PetOperations.js"
 import { PetRepository } from "../src/PetRepository.js"
@@ -60,7 +60,7 @@ const call = (
 const failure = (operation: OperationName | undefined, request: ClientRequest, input?: unknown) =>
   Effect.flip<unknown, GuardedFailure, GuardedPetOperations.GuardedPetOperations>(
     operation === undefined
-      ? Effect.flatMap(GuardedPetOperations.GuardedPetOperations, (guarded) => guarded.admit(request, undefined))
+      ? Effect.flatMap(GuardedPetOperations.GuardedPetOperations, (guarded) => guarded.admitKeyless(request))
       : call(operation, request, input)
   )
 
@@ -178,17 +178,17 @@ describe("GuardedPetOperations", () => {
       expect(errorTag(yield* failure("getPet", request))).toBe("Gone")
     }).pipe(Effect.provide(guardedLayer({ banAfter: 2, banSeconds: 120 }))))
 
-  it.effect("admit without an operation counts against a valid key, else against the address, and never asks for a key", () =>
+  it.effect("a keyless admission counts against a valid key, else against the address, and never asks for a key", () =>
     Effect.gen(function*() {
       const guarded = yield* GuardedPetOperations.GuardedPetOperations
       yield* TestClock.setTime(Date.UTC(2026, 0, 1, 12, 0, 0))
       const { credential, key } = yield* issue()
-      const withKey = yield* guarded.admit({ credential, clientAddress: "203.0.113.1" }, undefined)
+      const withKey = yield* guarded.admitKeyless({ credential, clientAddress: "203.0.113.1" })
       expect(withKey.principal?.keyId).toBe(key.id)
       expect(withKey.meta.rateLimit?.windows.map((w) => w.remaining)).toEqual([59, 999])
       expect(withKey.meta.deprecation).toBeUndefined()
       for (const credential of [undefined, "garbage"]) {
-        const anonymous = yield* guarded.admit({ credential, clientAddress: "203.0.113.1" }, undefined)
+        const anonymous = yield* guarded.admitKeyless({ credential, clientAddress: "203.0.113.1" })
         expect(anonymous.principal).toBeUndefined()
         expect(anonymous.meta.rateLimit?.reported).toMatchObject({ limit: 2 })
       }
@@ -266,9 +266,9 @@ describe("GuardedPetOperations", () => {
             credential: who === "key" ? credential : who === "unknown" ? "ask_live_0000000000000000" : undefined,
             clientAddress: who === "other address" ? "192.0.2.2" : "192.0.2.1"
           }
-          const result = yield* Effect.either<Guarded<unknown> | Admission, GuardedFailure, GuardedPetOperations.GuardedPetOperations>(
+          const result = yield* Effect.either<Guarded<unknown> | KeylessAdmission, GuardedFailure, GuardedPetOperations.GuardedPetOperations>(
             operation === undefined
-              ? guarded.admit(request, undefined)
+              ? guarded.admitKeyless(request)
               : call(operation, request)
           )
           const meta = result._tag === "Right" ? result.right.meta : result.left.meta
@@ -293,7 +293,7 @@ describe("GuardedPetOperations", () => {
             if (operation !== undefined) expect(who).toBe("key")
             if (operation === "getPet") expect(now < sunset && created > 0).toBe(true)
             if (operation === undefined && who === "key") {
-              expect((result.right as Admission).principal?.keyId).toBe(key.id)
+              expect((result.right as KeylessAdmission).principal?.keyId).toBe(key.id)
             }
             if (operation === "createPet") created += 1
           }

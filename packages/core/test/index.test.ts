@@ -9,6 +9,7 @@ describe("@animal-store/core", () => {
     expect(Object.keys(core).sort()).toEqual([
       "AccessConfig",
       "AnimalStore",
+      "AnimalStoreError",
       "ApiError",
       "ApiKey",
       "ApiKeyAuth",

@@ -13,6 +13,7 @@ import { ApiError, StoreError } from "@animal-store/core"
 import { Effect } from "effect"
 import * as HttpExchange from "./HttpExchange.js"
 import type { ProtocolError } from "./ProtocolError.js"
+import { isProtocolError } from "./ProtocolError.js"
 
 /**
  * Everything a request can fail with.
@@ -31,36 +32,14 @@ export type Failure = ApiError.ApiError | ProtocolError | StoreError.StoreError
 export const realm = "animal-store"
 
 /**
- * The body of every 500: it discloses nothing.
- *
- * @since 1.0.0
- * @category constants
- */
-export const internalErrorBody: ApiError.ErrorBody = ApiError.makeBody("internal_error", "An internal error occurred")
-
-/**
- * The body of every 503: the store cannot be reached now. It discloses nothing.
- *
- * @since 1.0.0
- * @category constants
- */
-export const serviceUnavailableBody: ApiError.ErrorBody = ApiError.makeBody(
-  "service_unavailable",
-  "The service cannot reach its store; retry later"
-)
-
-/**
- * The `Error` body of a failure; a store failure discloses nothing.
+ * The `Error` body of a failure: core's (`ApiError.toBody`; a store failure
+ * discloses nothing) or the adapter's own protocol errors'.
  *
  * @since 1.0.0
  * @category conversions
  */
 export const body = (failure: Failure): ApiError.ErrorBody =>
-  failure._tag === "StoreError"
-    ? StoreError.isUnavailable(failure) ? serviceUnavailableBody : internalErrorBody
-    : failure._tag === "InvalidRequest"
-    ? ApiError.toBody(failure)
-    : ApiError.makeBody(failure.code, failure.message)
+  isProtocolError(failure) ? ApiError.makeBody(failure.code, failure.message) : ApiError.toBody(failure)
 
 const headers = (failure: Failure): Record<string, string> => {
   switch (failure._tag) {
@@ -109,22 +88,12 @@ const fromFailure = (failure: Failure): HttpExchange.Response => {
 const unauthorizedResponses = new WeakMap<Failure, HttpExchange.Response>()
 
 /**
- * The response to a request that is not valid HTTP: 400 `invalid_request`
- * with `message`.
- *
- * @since 1.0.0
- * @category constructors
- */
-export const invalidHttp = (message: string): HttpExchange.Response =>
-  HttpExchange.json(ApiError.makeBody("invalid_request", message), { status: 400 })
-
-/**
  * The response to a defect (a bug): a 500 that discloses nothing.
  *
  * @since 1.0.0
  * @category constructors
  */
-export const internalError: HttpExchange.Response = HttpExchange.json(internalErrorBody, { status: 500 })
+export const internalError: HttpExchange.Response = HttpExchange.json(ApiError.internalErrorBody, { status: 500 })
 
 /**
  * The response to a failure, as an effect: a store failure is logged (its

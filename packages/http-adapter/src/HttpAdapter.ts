@@ -23,7 +23,7 @@ import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
 import * as ErrorResponse from "./ErrorResponse.js"
 import type * as HttpExchange from "./HttpExchange.js"
-import type * as NodeServer from "./NodeServer.js"
+import * as NodeServer from "./NodeServer.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestHandler from "./RequestHandler.js"
 
@@ -102,13 +102,6 @@ const requestLineOf = (error: NodeJS.ErrnoException & { rawPacket?: Buffer }) =>
     : undefined
 }
 
-const reasonOf = (error: NodeJS.ErrnoException): RequestHandler.Rejection["reason"] =>
-  error.code === "HPE_HEADER_OVERFLOW"
-    ? "headers_too_large"
-    : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-    ? "timeout"
-    : "malformed"
-
 /** A response written on the socket by hand: the parser is gone. */
 const rawResponse = (response: HttpExchange.Response): Buffer => {
   const body = typeof response.body === "string" ? Buffer.from(response.body) : Buffer.from(response.body)
@@ -167,7 +160,7 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
           return
         }
         const remoteAddress = (socket as Duplex & { remoteAddress?: string }).remoteAddress
-        runCallback(reject({ remoteAddress, reason: reasonOf(error), requestLine: requestLineOf(error) }), {
+        runCallback(reject({ remoteAddress, reason: NodeServer.rejectionReason(error), requestLine: requestLineOf(error) }), {
           onExit: (exit) => {
             if (!socket.writable || Exit.isFailure(exit)) {
               socket.destroy()

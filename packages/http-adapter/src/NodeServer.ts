@@ -9,10 +9,11 @@
  *
  * @since 1.0.0
  */
-import { ApiError } from "@animal-store/core"
 import * as Http from "node:http"
 import type { Duplex } from "node:stream"
+import * as ErrorResponse from "./ErrorResponse.js"
 import { jsonContentType } from "./HttpExchange.js"
+import { InvalidHttp } from "./ProtocolError.js"
 
 /**
  * Limits of the Node http server.
@@ -50,16 +51,18 @@ export interface Listeners {
  */
 export const defaultLimits: ServerLimits = { maxHeaderSize: 16_384, headersTimeout: 10_000, requestTimeout: 30_000 }
 
-const clientErrorMessage = (error: NodeJS.ErrnoException): string => {
-  switch (error.code) {
-    case "HPE_HEADER_OVERFLOW":
-      return "The request headers are too large"
-    case "ERR_HTTP_REQUEST_TIMEOUT":
-      return "The request was not received in time"
-    default:
-      return "The request is not valid HTTP"
-  }
-}
+/**
+ * Why Node's HTTP parser rejected a request, from its `clientError`.
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const rejectionReason = (error: NodeJS.ErrnoException): InvalidHttp["reason"] =>
+  error.code === "HPE_HEADER_OVERFLOW"
+    ? "headers_too_large"
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+    ? "timeout"
+    : "malformed"
 
 const onClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
   const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
@@ -67,7 +70,7 @@ const onClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
     socket.destroy()
     return
   }
-  const body = JSON.stringify(ApiError.makeBody("invalid_request", clientErrorMessage(error)))
+  const body = JSON.stringify(ErrorResponse.body(new InvalidHttp({ reason: rejectionReason(error) })))
   socket.end(
     `HTTP/1.1 400 Bad Request\r\ncontent-type: ${jsonContentType}\r\ncontent-length: ${
       Buffer.byteLength(body)

@@ -19,6 +19,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Effect, Layer } from "effect"
+import { ApiError } from "@animal-store/core"
 import * as HttpExchange from "./HttpExchange.js"
 import * as Representation from "./internal/representation.js"
 import { basePath, docsPath, openApiPath, PetsApi } from "./PetsApi.js"
@@ -113,20 +114,22 @@ const headers: Json = {
 
 const rateLimitHeaders = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"]
 
-const descriptions: Record<string, string> = {
-  "200": "Success.",
-  "201": "The created animal.",
-  "400": "The request is invalid: body, parameters or JSON (`invalid_request`, with `details` for validation).",
-  "401": "The API key is missing or invalid (`unauthorized`).",
-  "404": "The animal does not exist (`not_found`).",
-  "409": "A request with this `Idempotency-Key` is still being processed (`idempotency_key_in_use`); retry later.",
-  "410": "The operation is past its sunset (`gone`).",
-  "413": "The body is larger than 65,536 bytes (`payload_too_large`).",
-  "415": "The body is not `application/json` (`unsupported_media_type`).",
-  "422": "This `Idempotency-Key` was used with another body in the last 24 hours (`idempotency_key_reused`).",
-  "429": "Over a rate limit (`rate_limited`) or the key is temporarily banned (`api_key_banned`).",
-  "500": "An internal error (`internal_error`); no detail is disclosed.",
-  "503": "The store cannot be reached for now (`service_unavailable`); retry after `Retry-After` seconds."
+const { statusByCode } = ApiError
+
+const descriptions: Record<number, string> = {
+  200: "Success.",
+  201: "The created animal.",
+  [statusByCode.invalid_request]: "The request is invalid: body, parameters or JSON (`invalid_request`, with `details` for validation).",
+  [statusByCode.unauthorized]: "The API key is missing or invalid (`unauthorized`).",
+  [statusByCode.not_found]: "The animal does not exist (`not_found`).",
+  [statusByCode.idempotency_key_in_use]: "A request with this `Idempotency-Key` is still being processed (`idempotency_key_in_use`); retry later.",
+  [statusByCode.gone]: "The operation is past its sunset (`gone`).",
+  [statusByCode.payload_too_large]: "The body is larger than 65,536 bytes (`payload_too_large`).",
+  [statusByCode.unsupported_media_type]: "The body is not `application/json` (`unsupported_media_type`).",
+  [statusByCode.idempotency_key_reused]: "This `Idempotency-Key` was used with another body in the last 24 hours (`idempotency_key_reused`).",
+  [statusByCode.rate_limited]: "Over a rate limit (`rate_limited`) or the key is temporarily banned (`api_key_banned`).",
+  [statusByCode.internal_error]: "An internal error (`internal_error`); no detail is disclosed.",
+  [statusByCode.service_unavailable]: "The store cannot be reached for now (`service_unavailable`); retry after `Retry-After` seconds."
 }
 
 const errorContent: Json = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } }
@@ -137,16 +140,18 @@ const name: Json = { type: "string", minLength: 1, maxLength: 255, description: 
  * The headers of a response, inline (some code generators do not follow
  * `$ref`s of headers), required when always sent.
  */
-const responseHeaders = (operation: string, status: string): Json => {
+const responseHeaders = (operation: string, status: number): Json => {
   const out: Json = {}
   for (const name of rateLimitHeaders) out[name] = required(name)
-  if (status === "429" || status === "503") out["Retry-After"] = required("Retry-After")
-  if (status === "401") out["WWW-Authenticate"] = required("WWW-Authenticate")
-  if (operation === "createPet" && status === "201") {
+  if (status === statusByCode.rate_limited || status === statusByCode.service_unavailable) {
+    out["Retry-After"] = required("Retry-After")
+  }
+  if (status === statusByCode.unauthorized) out["WWW-Authenticate"] = required("WWW-Authenticate")
+  if (operation === "createPet" && status === 201) {
     out["Location"] = required("Location")
     out["Idempotent-Replayed"] = headers["Idempotent-Replayed"]
   }
-  if (operation === "listPets" && status === "200") out["Link"] = headers["Link"]
+  if (operation === "listPets" && status === 200) out["Link"] = headers["Link"]
   if (operation === "getPet") {
     out["Deprecation"] = required("Deprecation")
     out["Sunset"] = required("Sunset")
@@ -168,9 +173,10 @@ const complete = (spec: Json): Json => {
         // HttpApi declares headers by their lower-case names; the document shows them as written.
         if (parameter.in === "header" && parameter.name === "idempotency-key") parameter.name = "Idempotency-Key"
       }
-      for (const [status, response] of Object.entries<Json>(operation.responses)) {
+      for (const [code, response] of Object.entries<Json>(operation.responses)) {
+        const status = Number(code)
         response.description = descriptions[status] ?? response.description
-        if (Number(status) >= 400) response.content = errorContent
+        if (status >= 400) response.content = errorContent
         response.headers = responseHeaders(operationName, status)
       }
     }

@@ -49,13 +49,16 @@ export const openApiPath = "/v1/openapi.json" as const
 export const docsPath = "/v1/docs" as const
 
 /**
- * The `Error` body answered with `status`.
+ * The `Error` body of `code`, answered with its status (`ApiError.statusByCode`).
  *
  * @since 1.0.0
  * @category schemas
  */
-export const errorAt = (status: number) =>
-  ApiError.ErrorBody.annotations({ identifier: "Error", ...HttpApiSchema.annotations({ status }) })
+export const errorOf = (code: ApiError.ErrorCode) =>
+  ApiError.ErrorBody.annotations({
+    identifier: "Error",
+    ...HttpApiSchema.annotations({ status: ApiError.statusByCode[code] })
+  })
 
 /**
  * `limit` as a query string carries it: a decimal integer from 1 to 100.
@@ -105,7 +108,7 @@ export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("@anim
       )
     )
   },
-  failure: errorAt(401)
+  failure: errorOf("unauthorized")
 }) {}
 
 const Pets = Schema.Array(Pet.Pet).annotations({ identifier: "Pets" })
@@ -119,7 +122,7 @@ const listPets = HttpApiEndpoint.get("listPets", "/pets")
     }))
   }))
   .addSuccess(Pets)
-  .addError(errorAt(400))
+  .addError(errorOf("invalid_request"))
   .annotate(OpenApi.Summary, "List animals")
   .annotate(
     OpenApi.Description,
@@ -141,11 +144,11 @@ const createPet = HttpApiEndpoint.post("createPet", "/pets")
   }))
   .setPayload(Pet.NewPet)
   .addSuccess(Pet.Pet, { status: 201 })
-  .addError(errorAt(400))
-  .addError(errorAt(409))
-  .addError(errorAt(413))
-  .addError(errorAt(415))
-  .addError(errorAt(422))
+  .addError(errorOf("invalid_request"))
+  .addError(errorOf("idempotency_key_in_use"))
+  .addError(errorOf("payload_too_large"))
+  .addError(errorOf("unsupported_media_type"))
+  .addError(errorOf("idempotency_key_reused"))
   .annotate(OpenApi.Summary, "Add an animal")
   .annotate(
     OpenApi.Description,
@@ -158,9 +161,9 @@ const getPet = HttpApiEndpoint.get("getPet", "/pets/:petId")
     petId: PetIdFromPath
   }))
   .addSuccess(Pet.Pet)
-  .addError(errorAt(400))
-  .addError(errorAt(404))
-  .addError(errorAt(410))
+  .addError(errorOf("invalid_request"))
+  .addError(errorOf("not_found"))
+  .addError(errorOf("gone"))
   .annotate(OpenApi.Summary, "Get an animal (deprecated)")
   .annotate(
     OpenApi.Description,
@@ -179,9 +182,9 @@ export class PetsGroup extends HttpApiGroup.make("pets", { topLevel: true })
   .add(createPet)
   .add(getPet)
   .middleware(Authorization)
-  .addError(errorAt(429))
-  .addError(errorAt(500))
-  .addError(errorAt(503))
+  .addError(errorOf("rate_limited"))
+  .addError(errorOf("internal_error"))
+  .addError(errorOf("service_unavailable"))
   .annotate(OpenApi.Title, "Pets")
 {}
 

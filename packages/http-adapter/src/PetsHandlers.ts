@@ -82,8 +82,7 @@ const pageResponse = (
 
 /**
  * What a handler reads of its request: the request (its URL, its headers, its
- * body), the percent-decoded path parameters, and who it was admitted as
- * (`undefined` without a key; the operations require one).
+ * body), the percent-decoded path parameters, and the key it was admitted as.
  *
  * @since 1.0.0
  * @category models
@@ -91,7 +90,7 @@ const pageResponse = (
 export interface Inputs {
   readonly request: HttpExchange.Request
   readonly params: Readonly<Record<string, string>>
-  readonly principal?: ApiKey.Principal | undefined
+  readonly principal: ApiKey.Principal
 }
 
 /**
@@ -150,7 +149,7 @@ export const make = (
           )
           : RequestBody.json(request).pipe(
             Effect.flatMap((body) =>
-              operations.createPetOutcome(body, { idempotencyKey, idempotencyScope: principal?.keyId })
+              operations.createPetOutcome(body, { idempotencyKey, idempotencyScope: principal.keyId })
             ),
             Effect.map(({ pet, replayed }) => createdResponse(pet, replayed, linkBase))
           )

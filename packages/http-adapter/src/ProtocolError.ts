@@ -110,6 +110,29 @@ export class MalformedBody extends Data.TaggedError("MalformedBody")<{ readonly 
  * @since 1.0.0
  * @category models
  */
+/**
+ * A request the host's HTTP parser rejected: its headers were too large,
+ * they did not arrive in time, or it is not HTTP at all.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class InvalidHttp extends Data.TaggedError("InvalidHttp")<{
+  readonly reason: "headers_too_large" | "timeout" | "malformed"
+}> {
+  readonly code = "invalid_request" as const
+  override get message(): string {
+    switch (this.reason) {
+      case "headers_too_large":
+        return "The request headers are too large"
+      case "timeout":
+        return "The request was not received in time"
+      case "malformed":
+        return "The request is not valid HTTP"
+    }
+  }
+}
+
 export type ProtocolError =
   | RouteNotFound
   | MalformedPathParameter
@@ -117,3 +140,23 @@ export type ProtocolError =
   | PayloadTooLarge
   | UnsupportedMediaType
   | MalformedBody
+  | InvalidHttp
+
+const protocolTags: Readonly<Record<ProtocolError["_tag"], true>> = {
+  RouteNotFound: true,
+  MalformedPathParameter: true,
+  MethodNotAllowed: true,
+  PayloadTooLarge: true,
+  UnsupportedMediaType: true,
+  MalformedBody: true,
+  InvalidHttp: true
+}
+
+/**
+ * Whether a failure is one of the adapter's protocol errors.
+ *
+ * @since 1.0.0
+ * @category refinements
+ */
+export const isProtocolError = (failure: { readonly _tag: string }): failure is ProtocolError =>
+  Object.hasOwn(protocolTags, failure._tag)

@@ -5,11 +5,12 @@
  * 1. who is asking: the bearer credential and the client address;
  * 2. which route: an operation (`HEAD` of a `GET` route is that route), a
  *    document, `OPTIONS`, or a 404/405 (`Routes`);
- * 3. admission by core (`GuardedPetOperations.admit`): authentication,
- *    per-address limit, ban, rate limits, deprecation. It comes before the
- *    route's own work, so a request without a valid key is refused (401)
- *    before its body is read (415/413/400), and every request counts.
- *    `OPTIONS` needs no key and counts in the client address's bucket;
+ * 3. admission by core: an operation through `GuardedPetOperations.run`
+ *    (authentication, per-address limit, ban, rate limits, deprecation, then
+ *    the handler as the admitted key), so a request without a valid key is
+ *    refused (401) before its body is read (415/413/400); any other route
+ *    through `admitKeyless`, so every request counts. `OPTIONS` needs no key
+ *    and counts in the client address's bucket;
  * 4. the route: an operation's handler (`PetsHandlers`), a document
  *    (`OpenApiDocument`), or 204 with `Allow` for `OPTIONS`;
  * 5. the headers of the admission on whatever response (`ResponseHeaders`),
@@ -24,7 +25,7 @@
  *
  * @since 1.0.0
  */
-import type { GuardedPetOperations as Guarded, PetOperations } from "@animal-store/core"
+import type { ApiKey, GuardedPetOperations as Guarded, PetOperations } from "@animal-store/core"
 import { GuardedPetOperations } from "@animal-store/core"
 import { Cause, Clock, Effect } from "effect"
 import * as AccessLog from "./AccessLog.js"
@@ -35,7 +36,7 @@ import * as HttpExchange from "./HttpExchange.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import { basePath } from "./PetsApi.js"
 import * as PetsHandlers from "./PetsHandlers.js"
-import { MalformedPathParameter, MethodNotAllowed, RouteNotFound } from "./ProtocolError.js"
+import { InvalidHttp, MalformedPathParameter, MethodNotAllowed, RouteNotFound } from "./ProtocolError.js"
 import * as ResponseHeaders from "./ResponseHeaders.js"
 import * as Routes from "./Routes.js"
 
@@ -72,7 +73,7 @@ export interface Options {
  */
 export interface Rejection {
   readonly remoteAddress: string | undefined
-  readonly reason: "headers_too_large" | "timeout" | "malformed"
+  readonly reason: InvalidHttp["reason"]
   readonly requestLine?: { readonly method: string; readonly target: string } | undefined
 }
 
@@ -130,17 +131,6 @@ export const linkBaseOf = (baseUrl: string | undefined): string => {
   }
 }
 
-const clientErrorMessage = (reason: Rejection["reason"]): string => {
-  switch (reason) {
-    case "headers_too_large":
-      return "The request headers are too large"
-    case "timeout":
-      return "The request was not received in time"
-    case "malformed":
-      return "The request is not valid HTTP"
-  }
-}
-
 /** The percent-decoded path parameters; `undefined` when one cannot be decoded. */
 const decodeParams = (params: Readonly<Record<string, string>>): Record<string, string> | undefined => {
   const decoded: Record<string, string> = {}
@@ -176,11 +166,11 @@ export const makeHandlers = (
     const cors = Cors.make(options?.corsOrigins)
     const accessLog = options?.accessLog ?? true
 
-    const route = (
+    /** A route that is not an operation: needs no key. */
+    const keyless = (
       request: HttpExchange.Request,
-      matched: Routes.Route,
-      path: string,
-      admission: Guarded.Admission
+      matched: Exclude<Routes.Route, { readonly _tag: "Operation" }>,
+      path: string
     ): Effect.Effect<HttpExchange.Response> => {
       switch (matched._tag) {
         case "NotFound":
@@ -191,13 +181,20 @@ export const makeHandlers = (
           return Effect.succeed({ status: 204, headers: { allow: matched.allow.join(", ") }, body: "" })
         case "Document":
           return documents(path, request) ?? Effect.succeed(ErrorResponse.make(new RouteNotFound({ path })))
-        case "Operation": {
-          const params = decodeParams(matched.params)
-          return params === undefined
-            ? Effect.succeed(ErrorResponse.make(new MalformedPathParameter()))
-            : handlers[matched.operation]({ request, params, principal: admission.principal })
-        }
       }
+    }
+
+    /** An operation, as the key it was admitted as; the key's id goes to the access log. */
+    const operation = (
+      request: HttpExchange.Request,
+      matched: Extract<Routes.Route, { readonly _tag: "Operation" }>,
+      principal: ApiKey.Principal
+    ): Effect.Effect<{ readonly response: HttpExchange.Response; readonly keyId: string }> => {
+      const params = decodeParams(matched.params)
+      const response = params === undefined
+        ? Effect.succeed(ErrorResponse.make(new MalformedPathParameter()))
+        : handlers[matched.operation]({ request, params, principal })
+      return Effect.map(Effect.catchAllCause(response, defect), (response) => ({ response, keyId: principal.keyId }))
     }
 
     /** The headers of the admission, CORS, and the access-log line. */
@@ -246,15 +243,22 @@ export const makeHandlers = (
           : credentialOf(HttpExchange.header(request, "authorization")),
         clientAddress
       }
-      return Effect.matchEffect(guarded.admit(client, matched._tag === "Operation" ? matched.operation : undefined), {
-        onFailure: ({ error, meta }) =>
-          Effect.flatMap(
-            ErrorResponse.respond(error),
-            (response) => finish(request, path, started, client, matched, response, meta, undefined)
-          ),
+      const refused = ({ error, meta }: Guarded.GuardedFailure) =>
+        Effect.flatMap(
+          ErrorResponse.respond(error),
+          (response) => finish(request, path, started, client, matched, response, meta, undefined)
+        )
+      if (matched._tag === "Operation") {
+        return Effect.matchEffect(guarded.run(client, matched.operation, (principal) => operation(request, matched, principal)), {
+          onFailure: refused,
+          onSuccess: ({ meta, value }) => finish(request, path, started, client, matched, value.response, meta, value.keyId)
+        })
+      }
+      return Effect.matchEffect(guarded.admitKeyless(client), {
+        onFailure: refused,
         onSuccess: (admission) =>
           Effect.flatMap(
-            Effect.catchAllCause(route(request, matched, path, admission), defect),
+            Effect.catchAllCause(keyless(request, matched, path), defect),
             (response) =>
               finish(request, path, started, client, matched, response, admission.meta, admission.principal?.keyId)
           )
@@ -277,7 +281,7 @@ export const makeHandlers = (
         }
         if (matched._tag === "NotFound") return ErrorResponse.make(new RouteNotFound({ path }))
       }
-      return ErrorResponse.invalidHttp(clientErrorMessage(rejection.reason))
+      return ErrorResponse.make(new InvalidHttp({ reason: rejection.reason }))
     }
 
     const reject: RejectionHandler = (rejection) =>
@@ -300,7 +304,7 @@ export const makeHandlers = (
           headers: Object.assign({}, response.headers, { connection: "close" }),
           body: response.body
         })
-        return Effect.matchEffect(guarded.admit(client, undefined), {
+        return Effect.matchEffect(guarded.admitKeyless(client), {
           onFailure: ({ meta }) =>
             finish(request, path ?? "-", started, client, undefined, rejected(rejection, path), meta, undefined),
           onSuccess: ({ meta }) =>

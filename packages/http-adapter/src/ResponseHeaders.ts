@@ -7,8 +7,7 @@
  *
  * @since 1.0.0
  */
-import type { GuardedPetOperations, PlanRateLimiter } from "@animal-store/core"
-import { DeprecationPolicy } from "@animal-store/core"
+import type { DeprecationPolicy, GuardedPetOperations, PlanRateLimiter } from "@animal-store/core"
 import * as HttpExchange from "./HttpExchange.js"
 import { basePath } from "./PetsApi.js"
 
@@ -47,15 +46,28 @@ export const rateLimit = (
   nowMillis: number
 ): Record<string, string> => writeRateLimit({}, decision, nowMillis)
 
+/**
+ * The deprecation fields of a response.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface DeprecationFields {
+  readonly deprecation: string
+  readonly sunset: string
+  readonly link: string
+}
+
 const deprecationFields = new WeakMap<
   DeprecationPolicy.Deprecation,
-  { readonly linkBase: string; readonly fields: Readonly<Record<string, string>> }
+  { readonly linkBase: string; readonly fields: DeprecationFields }
 >()
 
 /**
- * The deprecation fields of an operation, its successor's `Link` under
- * `linkBase` (the path of the base address, `/v1` unless configured),
- * formatted once per deprecation.
+ * The deprecation fields of an operation: `Deprecation` (RFC 9745,
+ * `@<unix seconds>`), `Sunset` (RFC 8594, an IMF-fixdate) and `Link` to the
+ * successor under `linkBase` (the path of the base address, `/v1` unless
+ * configured), formatted once per deprecation.
  *
  * @since 1.0.0
  * @category conversions
@@ -63,11 +75,14 @@ const deprecationFields = new WeakMap<
 export const deprecation = (
   value: DeprecationPolicy.Deprecation,
   linkBase: string = basePath
-): Readonly<Record<string, string>> => {
+): DeprecationFields => {
   const known = deprecationFields.get(value)
   if (known !== undefined && known.linkBase === linkBase) return known.fields
-  const { Deprecation, Link, Sunset } = DeprecationPolicy.headers(value, linkBase)
-  const fields = { deprecation: Deprecation, sunset: Sunset, link: Link }
+  const fields = {
+    deprecation: `@${Math.floor(value.deprecatedAt.getTime() / 1000)}`,
+    sunset: value.sunset.toUTCString(),
+    link: `<${linkBase}${value.successor.path}>; rel="successor-version"`
+  }
   deprecationFields.set(value, { linkBase, fields })
   return fields
 }

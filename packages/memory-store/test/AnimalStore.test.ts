@@ -1,4 +1,4 @@
-import { AnimalStore, PetRepository } from "@animal-store/core"
+import { AnimalStore, AnimalStoreError, PetRepository } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 import { Effect, Layer } from "effect"
 import { afterEach, describe, expect, it, vi } from "vitest"
@@ -13,12 +13,12 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((store) => store.close()))
 })
 
-const rejection = (promise: Promise<unknown>): Promise<AnimalStore.AnimalStoreError> =>
+const rejection = (promise: Promise<unknown>): Promise<AnimalStoreError.AnimalStoreError> =>
   promise.then(
     () => expect.unreachable("expected a rejection"),
     (error: unknown) => {
-      expect(error).toBeInstanceOf(AnimalStore.AnimalStoreError)
-      return error as AnimalStore.AnimalStoreError
+      expect(error).toBeInstanceOf(AnimalStoreError.AnimalStoreError)
+      return error as AnimalStoreError.AnimalStoreError
     }
   )
 

@@ -14,7 +14,7 @@
  *
  * @since 1.0.0
  */
-import type { ApiKeyStore, IdempotencyStore, ListPetsQuery, PetRepository, RateLimitStore } from "@animal-store/core"
+import type { AnimalStore } from "@animal-store/core"
 import { StoreError } from "@animal-store/core"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -67,19 +67,6 @@ export const defaults = {
   applicationName: "animal-store"
 } as const
 
-/**
- * The ports this store provides, with the store's cursor secret (kept in the
- * database, `PostgresStoreSecrets`).
- *
- * @since 1.0.0
- * @category models
- */
-export type Ports =
-  | PetRepository.PetRepository
-  | ApiKeyStore.ApiKeyStore
-  | RateLimitStore.RateLimitStore
-  | IdempotencyStore.IdempotencyStore
-  | ListPetsQuery.CursorSecret
 
 /**
  * `url` with its password replaced by `***`, for messages and logs. A text
@@ -178,7 +165,7 @@ export const layerClient = (
  * @since 1.0.0
  * @category layers
  */
-export const layerPorts: Layer.Layer<Ports, StoreError.StoreError, PostgresDatabase.PostgresDatabase> = Layer
+export const layerPorts: Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, PostgresDatabase.PostgresDatabase> = Layer
   .mergeAll(
     PostgresPetRepository.layer,
     PostgresApiKeyStore.layer,
@@ -209,7 +196,7 @@ const validSchema = (schema: string | undefined) =>
  */
 export const layerOnClient = (
   options: { readonly schema?: string | undefined } = {}
-): Layer.Layer<Ports, StoreError.StoreError, PgClient.PgClient> =>
+): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, PgClient.PgClient> =>
   Layer.provide(
     layerPorts,
     Layer.effect(
@@ -230,7 +217,7 @@ export const layerOnClient = (
  * @since 1.0.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Ports, StoreError.StoreError> =>
+export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
   Layer.provide(
     layerOnClient(options),
     Layer.unwrapEffect(Effect.as(validSchema(options.schema), layerClient(options)))
@@ -244,7 +231,7 @@ export const layer = (options: Options): Layer.Layer<Ports, StoreError.StoreErro
  */
 export const layerConfig = (
   config: Config.Config.Wrap<Options>
-): Layer.Layer<Ports, StoreError.StoreError | ConfigError.ConfigError> =>
+): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(config), layer))
 
 /**

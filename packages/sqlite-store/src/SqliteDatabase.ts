@@ -18,9 +18,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
-import { Context, Effect, Option, Scope } from "effect"
+import { Context, Effect, Option, Schedule, Scope } from "effect"
 import type * as BetterSqlite3 from "./internal/betterSqlite3.js"
-import { isSqliteError, open } from "./internal/betterSqlite3.js"
+import { isBusy, isSqliteError, open } from "./internal/betterSqlite3.js"
 import { fromCause } from "./internal/storeError.js"
 
 /**
@@ -180,6 +180,9 @@ const attempt = <A>(doing: string, f: (connection: Connection) => A, connection:
   }
 }
 
+/** 5 s of retries, as the busy timeout of every other statement. */
+const openRetries = 250
+
 /**
  * Opens `filename` (`":memory:"`: a private in-memory database) in WAL mode.
  * The connection is closed when the scope closes. A file that cannot be
@@ -202,8 +205,13 @@ export const make = (filename: string): Effect.Effect<SqliteDatabase, StoreError
           }
           return db
         },
-        catch: (cause) => fromCause(`Opening the SQLite database "${filename}"`, cause, "Unavailable")
-      }),
+        catch: (cause) => cause
+      }).pipe(
+        // Processes opening one new file at once: SQLite may refuse the switch
+        // to WAL at once (SQLITE_BUSY without waiting, to avoid a deadlock).
+        Effect.retry({ while: isBusy, schedule: Schedule.spaced("20 millis"), times: openRetries }),
+        Effect.mapError((cause) => fromCause(`Opening the SQLite database "${filename}"`, cause, "Unavailable"))
+      ),
       (db) => Effect.sync(() => db.close())
     )
     const semaphore = yield* Effect.makeSemaphore(1)

@@ -8,7 +8,7 @@
  *
  * @since 1.0.0
  */
-import type { ApiKeyStore, IdempotencyStore, ListPetsQuery, PetRepository, RateLimitStore } from "@animal-store/core"
+import type { AnimalStore } from "@animal-store/core"
 import { StoreError } from "@animal-store/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { ConfigError, Scope } from "effect"
@@ -54,19 +54,6 @@ export interface Options {
   readonly busyTimeout?: number | undefined
 }
 
-/**
- * The ports this store provides, with the store's cursor secret (kept in the
- * database, `SqliteStoreSecrets`).
- *
- * @since 1.0.0
- * @category models
- */
-export type Ports =
-  | PetRepository.PetRepository
-  | ApiKeyStore.ApiKeyStore
-  | RateLimitStore.RateLimitStore
-  | IdempotencyStore.IdempotencyStore
-  | ListPetsQuery.CursorSecret
 
 const isFile = (filename: string) => filename !== ":memory:" && filename !== ""
 
@@ -149,7 +136,7 @@ export const layerClient = (
  * @since 1.0.0
  * @category layers
  */
-export const layerPorts: Layer.Layer<Ports, StoreError.StoreError, SqliteDatabase.SqliteDatabase> = Layer.mergeAll(
+export const layerPorts: Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, SqliteDatabase.SqliteDatabase> = Layer.mergeAll(
   SqlitePetRepository.layer,
   SqliteApiKeyStore.layer,
   SqliteRateLimitStore.layer,
@@ -163,7 +150,7 @@ export const layerPorts: Layer.Layer<Ports, StoreError.StoreError, SqliteDatabas
  * @since 1.0.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Ports, StoreError.StoreError> =>
+export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
   Layer.provide(layerPorts, layerClient(options))
 
 /**
@@ -174,5 +161,5 @@ export const layer = (options: Options): Layer.Layer<Ports, StoreError.StoreErro
  */
 export const layerConfig = (
   config: Config.Config.Wrap<Options>
-): Layer.Layer<Ports, StoreError.StoreError | ConfigError.ConfigError> =>
+): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(config), layer))

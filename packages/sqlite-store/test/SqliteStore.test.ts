@@ -7,6 +7,7 @@ import { Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Lay
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqliteDatabase, SqliteMigrations, SqliteStore } from "../src/index.js"
+import { open } from "../src/internal/betterSqlite3.js"
 import { listByStatusSql, listSql } from "../src/internal/petSql.js"
 import { collectStderr, exitOf, linesOf, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
 
@@ -205,6 +206,22 @@ describe("SqliteStore", () => {
       })
       expect(outcome).toEqual({ opened: false, reason: "ReadOnly", message: expect.stringContaining("read-only") })
       expect(Fs.readFileSync(filename).equals(before)).toBe(true)
+    }))
+
+  it.scopedLive("a store opens while another connection holds a write lock on the new file (SQLite refuses the switch to WAL at once)", () =>
+    Effect.gen(function*() {
+      const filename = Path.join(yield* tempFolder, "store.db")
+      const other = open(filename)
+      other.prepare("CREATE TABLE other (x)").run()
+      other.prepare("BEGIN IMMEDIATE").run()
+      // SQLite answers SQLITE_BUSY without waiting here; the lock goes 100 ms later.
+      const release = setTimeout(() => {
+        other.prepare("COMMIT").run()
+        other.close()
+      }, 100)
+      const opened = yield* Effect.exit(Layer.build(SqliteStore.layer({ filename })).pipe(Effect.scoped))
+      clearTimeout(release)
+      expect(opened._tag).toBe("Success")
     }))
 
   it.scoped("a write waits for another process's lock up to the busy timeout, then fails as Unavailable", () =>

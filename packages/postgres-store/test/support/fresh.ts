@@ -1,3 +1,4 @@
+import type { AnimalStore } from "@animal-store/core"
 /**
  * One throwaway cluster per test file, and a store layer that gives an empty
  * store of its own at each build (a new schema in the cluster's database).
@@ -36,7 +37,7 @@ export const freshSchema = (): string => `t${process.pid}_${++schemas}`
 export const freshLayer = (
   cluster: () => PgCluster.PgCluster,
   options: Partial<PostgresStore.Options> = {}
-): Layer.Layer<PostgresStore.Ports, unknown> =>
+): Layer.Layer<AnimalStore.StorePorts, unknown> =>
   Layer.unwrapEffect(
     Effect.sync(() => PostgresStore.layer({ url: cluster().url, schema: freshSchema(), maxConnections: 5, ...options }))
   )
@@ -68,7 +69,7 @@ export const useSharedClient = (cluster: () => PgCluster.PgCluster): () => Promi
 /** Every port in a new schema, on the file's shared client, at each build. */
 export const freshLayerOnClient = (
   client: () => Promise<Context.Context<PgClient.PgClient>>
-): Layer.Layer<PostgresStore.Ports, unknown> =>
+): Layer.Layer<AnimalStore.StorePorts, unknown> =>
   Layer.unwrapEffect(
     Effect.map(
       Effect.promise(client),

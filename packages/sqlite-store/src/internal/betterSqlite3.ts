@@ -40,3 +40,7 @@ export const open = (filename: string): Database => new BetterSqlite3(filename)
 
 /** Whether `u` is an error SQLite reported (it carries a `SQLITE_*` code). @internal */
 export const isSqliteError = (u: unknown): boolean => u instanceof BetterSqlite3.SqliteError
+
+/** Whether `u` is SQLite's `SQLITE_BUSY` (or one of its extended codes). @internal */
+export const isBusy = (u: unknown): boolean =>
+  isSqliteError(u) && String((u as { readonly code?: unknown }).code).startsWith("SQLITE_BUSY")

@@ -1,3 +1,4 @@
+import type { AnimalStore } from "@animal-store/core"
 /**
  * Temporary database files and child processes for the SQLite store tests.
  */
@@ -26,7 +27,7 @@ export const tempDatabase: Effect.Effect<string, never, Scope.Scope> = Effect.ma
 )
 
 /** Every port on a new database file of its own at each build. */
-export const freshFileLayer: Layer.Layer<SqliteStore.Ports, unknown> = Layer.unwrapScoped(
+export const freshFileLayer: Layer.Layer<AnimalStore.StorePorts, unknown> = Layer.unwrapScoped(
   Effect.map(tempDatabase, (filename) => SqliteStore.layer({ filename }))
 )
 
