@@ -8,8 +8,7 @@
  */
 import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { AccessConfig } from "./AccessConfig.js"
-import type { InvalidRequest, UnauthorizedReason } from "./ApiError.js"
-import { Unauthorized } from "./ApiError.js"
+import type { InvalidRequest, Unauthorized, UnauthorizedReason } from "./ApiError.js"
 import { ApiKey, Environment } from "./ApiKey.js"
 import type { Principal } from "./ApiKey.js"
 import { ApiKeyStore } from "./ApiKeyStore.js"
@@ -23,6 +22,7 @@ import {
   generateSecret
 } from "./internal/apiKeySecret.js"
 import { decodeInput, invalidRequest } from "./internal/decode.js"
+import * as ExpectedErrors from "./internal/expectedErrors.js"
 
 /**
  * What to issue: a plan, with limits when it is `enterprise`, and the
@@ -102,20 +102,7 @@ const resolveOptions = (options: IssueOptions, served: Environment): Effect.Effe
       ? invalid("key options", "limits", `are set only for enterprise keys; a ${plan} key has its plan's limits`)
       : Effect.succeed({ plan, limits: limitsByPlan[plan], environment: environment ?? served }))
 
-/**
- * One refusal per reason, made once: refusing is the hot path of key
- * guessing, and an error value need not be rebuilt (validated, with a stack
- * trace) for every request.
- */
-const refusals: { readonly [R in UnauthorizedReason]: Effect.Effect<never, Unauthorized> } = {
-  missing: Effect.fail(new Unauthorized({ reason: "missing" })),
-  malformed: Effect.fail(new Unauthorized({ reason: "malformed" })),
-  unknown: Effect.fail(new Unauthorized({ reason: "unknown" })),
-  revoked: Effect.fail(new Unauthorized({ reason: "revoked" })),
-  wrong_environment: Effect.fail(new Unauthorized({ reason: "wrong_environment" }))
-}
-
-const unauthorized = (reason: UnauthorizedReason): Effect.Effect<never, Unauthorized> => refusals[reason]
+const unauthorized = (reason: UnauthorizedReason): Effect.Effect<never, Unauthorized> => ExpectedErrors.unauthorized[reason]
 
 const principalOf = (key: ApiKey): Principal => ({
   keyId: key.id,

@@ -9,7 +9,7 @@
  */
 import { Context, Data, Effect, Layer } from "effect"
 import type { ApiError } from "./ApiError.js"
-import { ApiKeyBanned, RateLimited } from "./ApiError.js"
+import type { ApiKeyBanned, RateLimited } from "./ApiError.js"
 import type { Principal } from "./ApiKey.js"
 import { ApiKeyAuth } from "./ApiKeyAuth.js"
 import type { Deprecation } from "./DeprecationPolicy.js"
@@ -21,7 +21,7 @@ import { PetOperations } from "./PetOperations.js"
 import type { RateLimitDecision, RateLimitSubject } from "./PlanRateLimiter.js"
 import { PlanRateLimiter } from "./PlanRateLimiter.js"
 import type { StoreError } from "./StoreError.js"
-import { withoutStackTrace } from "./internal/expected.js"
+import * as ExpectedErrors from "./internal/expectedErrors.js"
 
 /**
  * Who is asking: the bearer token sent (`undefined` when none) and the client address.
@@ -157,10 +157,6 @@ export class GuardedPetOperations extends Context.Tag("@animal-store/core/Guarde
 const guardedFailure = (error: ApiError | StoreError, meta: ResponseMeta): GuardedFailure =>
   new GuardedFailure({ error, meta })
 
-// `retryAfter` is a whole number of seconds by construction: no need to validate it again.
-const makeRateLimited = (retryAfter: number) => new RateLimited({ retryAfter }, true)
-const makeApiKeyBanned = (retryAfter: number) => new ApiKeyBanned({ retryAfter }, true)
-
 /** The failure of a refused decision; `undefined` when it is accepted. */
 const refusal = (decision: RateLimitDecision): RateLimited | ApiKeyBanned | undefined => {
   const retryAfter = decision.retryAfter ?? 0
@@ -168,9 +164,9 @@ const refusal = (decision: RateLimitDecision): RateLimited | ApiKeyBanned | unde
     case "Accepted":
       return undefined
     case "RateLimited":
-      return withoutStackTrace(makeRateLimited, retryAfter)
+      return ExpectedErrors.rateLimited(retryAfter)
     case "Banned":
-      return withoutStackTrace(makeApiKeyBanned, retryAfter)
+      return ExpectedErrors.apiKeyBanned(retryAfter)
   }
 }
 

@@ -11,8 +11,7 @@
  * @since 1.0.0
  */
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import type { InvalidRequest } from "./ApiError.js"
-import { IdempotencyKeyInUse, IdempotencyKeyReused, PetNotFound } from "./ApiError.js"
+import type { IdempotencyKeyInUse, IdempotencyKeyReused, InvalidRequest, PetNotFound } from "./ApiError.js"
 import * as Idempotency from "./Idempotency.js"
 import type { IdempotentCreateOutcome } from "./IdempotencyStore.js"
 import { IdempotencyStore } from "./IdempotencyStore.js"
@@ -23,7 +22,7 @@ import { defaultStatus, NewPet, PetIdInput, PetStatus } from "./Pet.js"
 import { PetRepository } from "./PetRepository.js"
 import type { StoreError } from "./StoreError.js"
 import { decodeInput, invalidRequest } from "./internal/decode.js"
-import { withoutStackTrace } from "./internal/expected.js"
+import * as ExpectedErrors from "./internal/expectedErrors.js"
 
 /**
  * The names of the operations, as the interface calls them.
@@ -134,20 +133,13 @@ const decodeNewPet = (body: unknown): Effect.Effect<NewPet, InvalidRequest> =>
 const foreignCursor = () =>
   invalidRequest("query", [{ path: "cursor", message: "is not a cursor of this listing (altered, or issued for another status)" }])
 
-// `id` is a decoded `PetId`: no need to validate it again.
-const makeNotFound = (id: PetId) => new PetNotFound({ id }, true)
-
 const orNotFound = (id: PetId) => (pet: Option.Option<Pet>): Effect.Effect<Pet, PetNotFound> =>
-  Option.isSome(pet) ? Effect.succeed(pet.value) : Effect.fail(withoutStackTrace(makeNotFound, id))
+  Option.isSome(pet) ? Effect.succeed(pet.value) : Effect.fail(ExpectedErrors.petNotFound(id))
 
 const invalidKey = invalidRequest("request", [{
   path: "Idempotency-Key",
   message: `must be 1 to ${Idempotency.maxKeyLength} visible ASCII characters`
 }])
-
-// Expected refusals: made without a stack trace (see `withoutStackTrace`).
-const makeReused = () => new IdempotencyKeyReused({}, true)
-const makeInUse = () => new IdempotencyKeyInUse({}, true)
 
 const fromStoreOutcome = (
   outcome: IdempotentCreateOutcome
@@ -158,9 +150,9 @@ const fromStoreOutcome = (
     case "Replayed":
       return Effect.succeed({ pet: outcome.pet, replayed: true })
     case "Reused":
-      return Effect.fail(withoutStackTrace(makeReused, undefined))
+      return Effect.fail(ExpectedErrors.idempotencyKeyReused())
     case "InUse":
-      return Effect.fail(withoutStackTrace(makeInUse, undefined))
+      return Effect.fail(ExpectedErrors.idempotencyKeyInUse())
   }
 }
 

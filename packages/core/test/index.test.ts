@@ -25,7 +25,8 @@ describe("@animal-store/core", () => {
       "Plan",
       "PlanRateLimiter",
       "RateLimitStore",
-      "StoreError"
+      "StoreError",
+      "StoreRows"
     ])
     expect(core.ListPetsQuery.maxLimit).toBe(100)
     expect(core.Pet.maxNameLength).toBe(255)

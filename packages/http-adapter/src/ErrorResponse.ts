@@ -12,6 +12,7 @@
 import { ApiError, StoreError } from "@animal-store/core"
 import { Effect } from "effect"
 import * as HttpExchange from "./HttpExchange.js"
+import * as Shortcuts from "./internal/shortcuts.js"
 import type { ProtocolError } from "./ProtocolError.js"
 import { isProtocolError } from "./ProtocolError.js"
 
@@ -69,15 +70,8 @@ const headers = (failure: Failure): Record<string, string> => {
  * @since 1.0.0
  * @category constructors
  */
-export const make = (failure: Failure): HttpExchange.Response => {
-  if (failure._tag !== "Unauthorized") return fromFailure(failure)
-  let response = unauthorizedResponses.get(failure)
-  if (response === undefined) {
-    response = fromFailure(failure)
-    unauthorizedResponses.set(failure, response)
-  }
-  return response
-}
+export const make = (failure: Failure): HttpExchange.Response =>
+  failure._tag === "Unauthorized" ? unauthorizedResponse(failure) : fromFailure(failure)
 
 const fromFailure = (failure: Failure): HttpExchange.Response => {
   const errorBody = body(failure)
@@ -85,7 +79,7 @@ const fromFailure = (failure: Failure): HttpExchange.Response => {
 }
 
 /** Core makes each refusal of a key once per reason: their responses are made once too. */
-const unauthorizedResponses = new WeakMap<Failure, HttpExchange.Response>()
+const unauthorizedResponse = Shortcuts.byInstance(fromFailure)
 
 /**
  * The response to a defect (a bug): a 500 that discloses nothing.

@@ -14,22 +14,10 @@ import { Pet, PetOperations } from "@animal-store/core"
 import { Effect } from "effect"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as HttpExchange from "./HttpExchange.js"
+import * as Shortcuts from "./internal/shortcuts.js"
 import { basePath } from "./PetsApi.js"
 import * as RequestBody from "./RequestBody.js"
 import * as Routes from "./Routes.js"
-
-/**
- * The wire form of a pet: `Pet.Pet`'s encoded side, field by field. Its
- * fields need no transformation, so this is `Schema.encodeSync(Pet.Pet)`
- * without re-validating every field of every pet served; the return type
- * makes a change of `Pet` (a field added, a transformed field) a type error.
- */
-const encodePet = (pet: Pet.Pet): typeof Pet.Pet.Encoded => ({
-  id: pet.id,
-  name: pet.name,
-  categoryId: pet.categoryId,
-  status: pet.status
-})
 
 /**
  * The path of an animal, as in `Location`, under `linkBase` (the path of the
@@ -42,7 +30,7 @@ export const petPath = (id: number, linkBase: string = basePath): string => `${l
 
 /** 201 with the pet and `Location`; a replay of an `Idempotency-Key` also has `Idempotent-Replayed: true`. */
 const createdResponse = (pet: Pet.Pet, replayed: boolean, linkBase: string): HttpExchange.Response =>
-  HttpExchange.json(encodePet(pet), {
+  HttpExchange.json(Shortcuts.petJson(pet), {
     status: 201,
     headers: replayed
       ? { location: petPath(pet.id, linkBase), "idempotent-replayed": "true" }
@@ -76,7 +64,7 @@ const pageResponse = (
   linkBase: string
 ): HttpExchange.Response =>
   HttpExchange.json(
-    page.pets.map((pet) => encodePet(pet)),
+    page.pets.map((pet) => Shortcuts.petJson(pet)),
     page.nextCursor === undefined ? undefined : { headers: { link: nextLink(query, page.nextCursor, linkBase) } }
   )
 
@@ -156,5 +144,5 @@ export const make = (
       )
     },
     getPet: ({ params }) =>
-      ErrorResponse.recover(Effect.map(operations.getPet(params["petId"]), (pet) => HttpExchange.json(encodePet(pet))))
+      ErrorResponse.recover(Effect.map(operations.getPet(params["petId"]), (pet) => HttpExchange.json(Shortcuts.petJson(pet))))
   }))

@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { ApiKey, ApiKeyStore } from "@animal-store/core"
+import { ApiKey, ApiKeyStore, StoreRows } from "@animal-store/core"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option } from "effect"
 import { mapStoreError } from "./internal/storeError.js"
@@ -23,20 +23,20 @@ type ApiKeyRow = readonly [
   revokedAt: string | null
 ]
 
-// Rows hold what `insert` stored (a valid `ApiKey`): make the instance as its
-// constructor does, without validating it again. `bigint` columns arrive as strings.
-const toApiKey = (row: ApiKeyRow): ApiKey.ApiKey => {
-  const key = Object.create(ApiKey.ApiKey.prototype) as { -readonly [K in keyof ApiKey.ApiKey]: ApiKey.ApiKey[K] }
-  key.id = row[0]
-  key.prefix = row[1]
-  key.digest = row[2]
-  key.plan = row[3]
-  key.limits = { perMinute: Number(row[4]), perDay: Number(row[5]) }
-  key.environment = row[6]
-  key.createdAt = new Date(Number(row[7]))
-  key.revokedAt = row[8] === null ? Option.none() : Option.some(new Date(Number(row[8])))
-  return key
-}
+// Rows hold what `insert` stored (a valid `ApiKey`): `StoreRows.apiKey`,
+// without validation. `bigint` columns arrive as strings.
+const toApiKey = (row: ApiKeyRow): ApiKey.ApiKey =>
+  StoreRows.apiKey({
+    id: row[0],
+    prefix: row[1],
+    digest: row[2],
+    plan: row[3],
+    perMinute: Number(row[4]),
+    perDay: Number(row[5]),
+    environment: row[6],
+    createdAt: new Date(Number(row[7])),
+    revokedAt: row[8] === null ? Option.none() : Option.some(new Date(Number(row[8])))
+  })
 
 /**
  * @since 1.0.0

@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import { Pet, PetRepository } from "@animal-store/core"
+import { Pet, PetRepository, StoreRows } from "@animal-store/core"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option } from "effect"
 import { mapStoreError } from "./internal/storeError.js"
@@ -15,16 +15,15 @@ import * as PostgresDatabase from "./PostgresDatabase.js"
 type PetRow = readonly [id: string, name: string, categoryId: string, status: Pet.PetStatus, nameUtf8: Uint8Array | null]
 
 // Rows hold what `insert` stored (a valid `Pet`; column types and CHECK
-// constraints keep their shape): make the instance as its constructor does,
-// without validating it again. `bigint` columns arrive as strings.
-const toPet = (row: PetRow): Pet.Pet => {
-  const pet = Object.create(Pet.Pet.prototype) as { -readonly [K in keyof Pet.Pet]: Pet.Pet[K] }
-  pet.id = Number(row[0]) as Pet.PetId
-  pet.name = row[4] === null ? row[1] : Buffer.from(row[4]).toString("utf8")
-  pet.categoryId = Number(row[2]) as Pet.CategoryId
-  pet.status = row[3]
-  return pet
-}
+// constraints keep their shape): `StoreRows.pet`, without validation. `bigint`
+// columns arrive as strings.
+const toPet = (row: PetRow): Pet.Pet =>
+  StoreRows.pet(
+    Number(row[0]),
+    row[4] === null ? row[1] : Buffer.from(row[4]).toString("utf8"),
+    Number(row[2]),
+    row[3]
+  )
 
 /**
  * @since 1.0.0

@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { ApiKey, ApiKeyStore } from "@animal-store/core"
+import { ApiKey, ApiKeyStore, StoreRows } from "@animal-store/core"
 import { Effect, Layer, Option } from "effect"
 import * as SqliteDatabase from "./SqliteDatabase.js"
 
@@ -20,23 +20,21 @@ type ApiKeyRow = readonly [
   revokedAt: number | null
 ]
 
-// Rows are read as arrays of column values (cheaper than objects). They hold
+// Rows are read as arrays of column values (cheaper than objects) and hold
 // what `insert` stored (a valid `ApiKey`; STRICT types and CHECK constraints
-// keep their shape) and `ApiKey` has no defaults: make the instance as its
-// constructor does without validation, minus the constructor's generic
-// per-call work, paid on every authenticated request.
-const toApiKey = (row: ApiKeyRow): ApiKey.ApiKey => {
-  const key = Object.create(ApiKey.ApiKey.prototype) as { -readonly [K in keyof ApiKey.ApiKey]: ApiKey.ApiKey[K] }
-  key.id = row[0]
-  key.prefix = row[1]
-  key.digest = row[2]
-  key.plan = row[3]
-  key.limits = { perMinute: row[4], perDay: row[5] }
-  key.environment = row[6]
-  key.createdAt = new Date(row[7])
-  key.revokedAt = row[8] === null ? Option.none() : Option.some(new Date(row[8]))
-  return key
-}
+// keep their shape): `StoreRows.apiKey`, without validation.
+const toApiKey = (row: ApiKeyRow): ApiKey.ApiKey =>
+  StoreRows.apiKey({
+    id: row[0],
+    prefix: row[1],
+    digest: row[2],
+    plan: row[3],
+    perMinute: row[4],
+    perDay: row[5],
+    environment: row[6],
+    createdAt: new Date(row[7]),
+    revokedAt: row[8] === null ? Option.none() : Option.some(new Date(row[8]))
+  })
 
 const columns = "id, prefix, digest, plan, per_minute, per_day, environment, created_at, revoked_at"
 const insertSql = `INSERT INTO api_keys

@@ -2,7 +2,7 @@ import { Effect, Either, ParseResult } from "effect"
 import type { Schema } from "effect"
 import type { ErrorDetail } from "../ApiError.js"
 import { InvalidRequest } from "../ApiError.js"
-import { withoutStackTrace } from "./expected.js"
+import * as ExpectedErrors from "./expectedErrors.js"
 
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0 ? "(root)" : path.map(String).join(".")
@@ -38,9 +38,6 @@ const withoutValues = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue =>
   }
 }
 
-// The fields are built here from the issues: no need to validate them again.
-const makeInvalidRequest = (fields: ConstructorParameters<typeof InvalidRequest>[0]) => new InvalidRequest(fields, true)
-
 /**
  * The `InvalidRequest` refusing `what` (`"pet"`, `"query"`, ...) for its
  * problems as `{path, message}`; its message names the first of them.
@@ -48,10 +45,10 @@ const makeInvalidRequest = (fields: ConstructorParameters<typeof InvalidRequest>
  */
 export const invalidRequest = (what: string, details: ReadonlyArray<ErrorDetail>): InvalidRequest => {
   const first = details[0]
-  return withoutStackTrace(makeInvalidRequest, {
-    message: first === undefined ? `Invalid ${what}` : `Invalid ${what}: ${first.path} ${first.message}`,
+  return ExpectedErrors.invalidRequest(
+    first === undefined ? `Invalid ${what}` : `Invalid ${what}: ${first.path} ${first.message}`,
     details
-  })
+  )
 }
 
 const invalid = (issue: ParseResult.ParseIssue, what: string): InvalidRequest =>
