@@ -18,7 +18,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
-import { Context, Effect, Option, Schedule, Scope } from "effect"
+import { Context, Effect, Exit, Option, Runtime, Schedule, Scope } from "effect"
 import type * as BetterSqlite3 from "./internal/betterSqlite3.js"
 import { isBusy, isSqliteError, open } from "./internal/betterSqlite3.js"
 import { fromCause } from "./internal/storeError.js"
@@ -89,6 +89,20 @@ export interface SqliteDatabase extends SqlClient.SqlClient {
    * inside this client's (`withTransaction` around the call), runs in it.
    */
   readonly use: <A>(doing: string, f: (connection: Connection) => A) => Effect.Effect<A, StoreError.StoreError>
+  /**
+   * Group commit: runs `f` with the connection in the write transaction of
+   * this turn of the event loop. The calls of one turn run in one `BEGIN
+   * IMMEDIATE` transaction, in the order they came (a call reads what the
+   * calls before it wrote), and each gets its result once that transaction
+   * has committed, so nothing is answered before it is durable. One commit
+   * (one set of locks, one write of each changed page) then serves every
+   * request the server read in that turn. If a call throws, the transaction
+   * is rolled back and every call of the turn fails: with a `StoreError`
+   * about `doing` of the first call when SQLite reported the error, else
+   * with the defect. Inside this client's `SqlClient` transaction
+   * (`withTransaction` around the call), `f` runs in it at once.
+   */
+  readonly batched: <A>(doing: string, f: (connection: Connection) => A) => Effect.Effect<A, StoreError.StoreError>
 }
 
 /**
@@ -246,5 +260,35 @@ export const make = (filename: string): Effect.Effect<SqliteDatabase, StoreError
               : Effect.scoped(Effect.zipRight(transactionAcquirer, Effect.suspend(() => attempt(doing, f, connection)))))
           : attempt(doing, f, connection)
       )
-    return Object.assign(sql, { [TypeId]: TypeId, filename, use }) as SqliteDatabase
+
+    interface Pending {
+      readonly doing: string
+      readonly f: (connection: Connection) => unknown
+      readonly resume: (exit: Effect.Effect<unknown, StoreError.StoreError>) => void
+    }
+    const runCallback = Runtime.runCallback(yield* Effect.runtime<never>())
+    let batch: Array<Pending> = []
+    const flush = () => {
+      const pending = batch
+      batch = []
+      runCallback(
+        use(pending[0]!.doing, (connection) => connection.immediate(() => pending.map(({ f }) => f(connection)))),
+        {
+          onExit: (exit) => {
+            for (let i = 0; i < pending.length; i++) {
+              pending[i]!.resume(Exit.isSuccess(exit) ? Effect.succeed(exit.value[i]) : exit)
+            }
+          }
+        }
+      )
+    }
+    const batched = <A>(doing: string, f: (connection: Connection) => A): Effect.Effect<A, StoreError.StoreError> =>
+      Effect.flatMap(inOwnTransaction, (inside) =>
+        inside
+          ? attempt(doing, f, connection)
+          : Effect.async<A, StoreError.StoreError>((resume) => {
+            if (batch.length === 0) setImmediate(flush)
+            batch.push({ doing, f, resume: resume as Pending["resume"] })
+          }))
+    return Object.assign(sql, { [TypeId]: TypeId, filename, use, batched }) as SqliteDatabase
   })

@@ -21,7 +21,7 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Sqli
   SqliteDatabase.SqliteDatabase,
   (database) => ({
     insert: (pet) =>
-      database.use(
+      database.batched(
         "Storing an animal",
         (connection) => toPet(connection.firstValues<PetRow>(insertSql, pet.name, pet.categoryId, pet.status)!)
       ),

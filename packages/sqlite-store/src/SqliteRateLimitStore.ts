@@ -4,21 +4,19 @@
  * lock is held from the read on, so processes sharing the database file count
  * every request exactly once and never accept more than the limit together.
  *
- * Group commit: the calls of one turn of the event loop are counted in one
- * transaction, in the order they came (two calls for one subject in a batch:
- * the second reads what the first wrote), and each call's answer is given
- * once the transaction has committed. One commit then serves every request
- * the server read in that turn instead of one each (measured by `pnpm bench`,
- * which runs the server as shipped). If the transaction fails, every call of
- * the batch fails with its `StoreError`. A call inside a host's `SqlClient`
- * transaction is not batched: it runs in that transaction.
+ * Group commit (`SqliteDatabase.batched`): the calls of one turn of the
+ * event loop are counted in one transaction, with the store's other writes of
+ * that turn, in the order they came (two calls for one subject: the second
+ * reads what the first wrote), and each call's answer is given once the
+ * transaction has committed. One commit then serves every request the server
+ * read in that turn instead of one each (measured by `pnpm bench`, which runs
+ * the server as shipped). A call inside a host's `SqlClient` transaction runs
+ * in that transaction.
  *
  * @since 1.0.0
  */
-import type { StoreError } from "@animal-store/core"
 import { RateLimitStore } from "@animal-store/core"
-import { SqlClient } from "@effect/sql"
-import { Effect, Exit, Layer, Option, Runtime } from "effect"
+import { Effect, Layer } from "effect"
 import * as SqliteDatabase from "./SqliteDatabase.js"
 
 type StateRow = readonly [
@@ -50,12 +48,6 @@ const upsertSql = `INSERT INTO rate_limits
     minute_count = excluded.minute_count, day_start = excluded.day_start, day_count = excluded.day_count,
     refused_count = excluded.refused_count, banned_until = excluded.banned_until`
 
-interface Pending {
-  readonly subject: string
-  readonly f: (state: RateLimitStore.RateLimitState | undefined) => readonly [unknown, RateLimitStore.RateLimitState]
-  readonly resume: (exit: Exit.Exit<unknown, StoreError.StoreError>) => void
-}
-
 /**
  * @since 1.0.0
  * @category constructors
@@ -63,7 +55,6 @@ interface Pending {
 export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, SqliteDatabase.SqliteDatabase> = Effect
   .gen(function*() {
     const database = yield* SqliteDatabase.SqliteDatabase
-    const runCallback = Runtime.runCallback(yield* Effect.runtime<never>())
     const count = <A>(
       connection: SqliteDatabase.Connection,
       subject: string,
@@ -82,34 +73,11 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Sq
       )
       return result
     }
-    let batch: Array<Pending> = []
-    const flush = () => {
-      const pending = batch
-      batch = []
-      runCallback(
-        database.use("Counting requests", (connection) =>
-          connection.immediate(() => pending.map(({ f, subject }) => count(connection, subject, f)))),
-        {
-          onExit: (exit) => {
-            for (let i = 0; i < pending.length; i++) {
-              pending[i]!.resume(Exit.isSuccess(exit) ? Exit.succeed(exit.value[i]) : exit)
-            }
-          }
-        }
-      )
-    }
     return {
       modify: <A>(
         subject: string,
         f: (state: RateLimitStore.RateLimitState | undefined) => readonly [A, RateLimitStore.RateLimitState]
-      ) =>
-        Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
-          Option.isSome(transaction)
-            ? database.use("Counting a request", (connection) => connection.immediate(() => count(connection, subject, f)))
-            : Effect.async<A, StoreError.StoreError>((resume) => {
-              if (batch.length === 0) setImmediate(flush)
-              batch.push({ subject, f, resume: resume as Pending["resume"] })
-            }))
+      ) => database.batched("Counting a request", (connection) => count(connection, subject, f))
     }
   })
 

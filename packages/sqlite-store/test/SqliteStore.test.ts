@@ -1,4 +1,4 @@
-import { Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
+import { Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
 import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -10,6 +10,8 @@ import { SqliteDatabase, SqliteMigrations, SqliteStore } from "../src/index.js"
 import { open } from "../src/internal/betterSqlite3.js"
 import { listByStatusSql, listSql } from "../src/internal/petSql.js"
 import { collectStderr, exitOf, linesOf, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
+
+const allVersions = Array.from({ length: SqliteMigrations.schemaVersion }, (_, i) => i + 1)
 
 const clientLayer = SqliteStore.layerClient
 
@@ -58,7 +60,7 @@ describe("SqliteStore", () => {
     Effect.gen(function*() {
       const filename = yield* tempDatabase
       const first = yield* Effect.gen(function*() {
-        expect(yield* appliedMigrations).toEqual([1, 2, 3, 4, 5])
+        expect(yield* appliedMigrations).toEqual(allVersions)
         expect(yield* pragma("user_version")).toBe(SqliteMigrations.schemaVersion)
         expect(yield* tableNames).toEqual(
           expect.arrayContaining(["api_keys", "effect_sql_migrations", "idempotency_keys", "pets", "rate_limits", "store_secrets"])
@@ -67,7 +69,7 @@ describe("SqliteStore", () => {
       }).pipe(Effect.provide(storeLayer({ filename })))
       yield* Effect.gen(function*() {
         expect(yield* SqliteMigrations.migrate).toEqual([])
-        expect(yield* appliedMigrations).toEqual([1, 2, 3, 4, 5])
+        expect(yield* appliedMigrations).toEqual(allVersions)
         const pets = yield* PetRepository.PetRepository
         expect(yield* pets.findById(first.id)).toEqual(Option.some(first))
         expect((yield* pets.insert(newPet)).id).toBeGreaterThan(first.id)
@@ -108,22 +110,82 @@ describe("SqliteStore", () => {
       expect(fromEmpty.error.message).toContain("no_such_table")
       expect(fromEmpty.tables).toEqual([])
 
-      const current = yield* tempDatabase
+      const current = SqliteMigrations.schemaVersion
+      const currentFile = yield* tempDatabase
       const fromCurrent = yield* Effect.gen(function*() {
         const error = yield* Effect.flip(SqliteMigrations.migrateTo({
           ...SqliteMigrations.migrations,
-          "6_add_age": addColumn,
-          "7_broken": broken
+          [`${current + 1}_add_age`]: addColumn,
+          [`${current + 2}_broken`]: broken
         }))
         const columns = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly name: string }>`SELECT name FROM pragma_table_info('pets')`)
         return { error, applied: yield* appliedMigrations, version: yield* pragma("user_version"), columns }
-      }).pipe(Effect.provide(clientLayer({ filename: current })))
+      }).pipe(Effect.provide(clientLayer({ filename: currentFile })))
       expect(fromCurrent.error.reason).toBe("Unknown")
-      expect(fromCurrent.error.message).toContain(`Migration "7_broken" failed`)
-      expect(fromCurrent.applied).toEqual([1, 2, 3, 4, 5])
-      expect(fromCurrent.version).toBe(5)
+      expect(fromCurrent.error.message).toContain(`Migration "${current + 2}_broken" failed`)
+      expect(fromCurrent.applied).toEqual(allVersions)
+      expect(fromCurrent.version).toBe(current)
       expect(fromCurrent.columns.map((column) => column.name)).toEqual(["id", "name", "category_id", "status"])
     }))
+
+  it.scoped("records of a version 5 database are kept by migration 6: a retry still replays its animal", () =>
+    Effect.gen(function*() {
+      const filename = Path.join(yield* tempFolder, "store.db")
+      const now = Date.UTC(2026, 0, 1)
+      const body = { name: "Rex", categoryId: 3, status: "sold" }
+      yield* Effect.gen(function*() {
+        const version5 = Object.fromEntries(
+          Object.entries(SqliteMigrations.migrations).filter(([id]) => Number.parseInt(id, 10) <= 5)
+        )
+        yield* SqliteMigrations.migrateTo(version5)
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`INSERT INTO pets (id, name, category_id, status) VALUES (7, 'Rex', 3, 'sold')`
+        yield* sql`INSERT INTO idempotency_keys
+          (scope, key, fingerprint, expires_at, pet_id, pet_name, pet_category_id, pet_status)
+          VALUES ('key-1', 'retry-1', ${Idempotency.fingerprint(body)}, ${now + 1000}, 7, 'Rex', 3, 'sold')`
+      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, SqliteDatabase.make(filename))))
+      const outcome = yield* Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
+        store.createPet({
+          scope: "key-1",
+          key: "retry-1",
+          pet: { name: "Rex", categoryId: 3, status: "sold" } as Pet.NewPet,
+          now,
+          decide: Idempotency.decide(Idempotency.fingerprint(body), now)
+        })).pipe(Effect.provide(SqliteStore.layer({ filename })))
+      expect(outcome._tag).toBe("Replayed")
+      expect(outcome._tag === "Replayed" ? { ...outcome.pet } : undefined).toEqual({
+        id: 7,
+        name: "Rex",
+        categoryId: 3,
+        status: "sold"
+      })
+    }))
+
+  it.scoped("writes of one turn commit together: each gets its result after the commit, or all fail and none is stored", () =>
+    Effect.gen(function*() {
+      const database = yield* SqliteDatabase.SqliteDatabase
+      const insert = (name: string) =>
+        database.batched("Storing an animal", (connection) =>
+          connection.firstValues<readonly [number]>(
+            "INSERT INTO pets (name, category_id, status) VALUES (?, 1, 'available') RETURNING id",
+            name
+          )![0])
+      const inTurn = <A, E>(effects: ReadonlyArray<Effect.Effect<A, E>>) =>
+        Effect.all(effects.map(Effect.either), { concurrency: "unbounded" })
+      const count = database.use("Counting", (connection) => connection.firstValues<readonly [number]>("SELECT count(*) FROM pets")![0])
+
+      const ids = yield* inTurn([insert("a"), insert("b"), insert("c")])
+      expect(ids.map((id) => id._tag === "Right" ? id.right : undefined)).toEqual([1, 2, 3])
+
+      const broken = database.batched("Writing nowhere", (connection) => connection.run("INSERT INTO no_such_table VALUES (1)"))
+      const failed = yield* inTurn([insert("d"), broken, insert("e")])
+      for (const outcome of failed) {
+        expect(outcome._tag).toBe("Left")
+        if (outcome._tag === "Left") expect(outcome.left).toBeInstanceOf(StoreError.StoreError)
+      }
+      expect(yield* count).toBe(3)
+      expect(yield* insert("f")).toBe(4)
+    }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => clientLayer({ filename }))))))
 
   it.scoped("a path that cannot be opened is Unavailable", () =>
     Effect.gen(function*() {
