@@ -36,6 +36,37 @@ export const TypeId: unique symbol = Symbol.for("@animal-store/sqlite-store/Sqli
 export type TypeId = typeof TypeId
 
 /**
+ * How SQLite makes a commit durable:
+ *
+ * - `"NORMAL"` (default): with WAL, a commit is in the operating system's
+ *   file cache when it is acknowledged. It survives the process being killed
+ *   (even with `kill -9`); on power loss or an operating system crash the last
+ *   commits before the last checkpoint may be lost, the database stays
+ *   consistent.
+ * - `"FULL"`: every commit is also flushed to the disk (`fsync`) before it is
+ *   acknowledged, so it survives power loss too, at the cost of one flush per
+ *   write.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Synchronous = "NORMAL" | "FULL"
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Options {
+  /** Path of the database file (its folder is created), or `":memory:"`. */
+  readonly filename: string
+  /** Default `"NORMAL"`. */
+  readonly synchronous?: Synchronous | undefined
+  /** How long a write waits for another connection's lock before failing, in ms. Default 5000. */
+  readonly busyTimeout?: number | undefined
+}
+
+
+/**
  * A value bound to a `?` of a statement.
  *
  * @since 1.0.0
@@ -111,21 +142,33 @@ export interface SqliteDatabase extends SqlClient.SqlClient {
  */
 export const SqliteDatabase = Context.GenericTag<SqliteDatabase>("@animal-store/sqlite-store/SqliteDatabase")
 
-const preparing = (db: BetterSqlite3.Database, raw = false) => {
-  const statements = new Map<string, BetterSqlite3.Statement>()
-  return (sql: string): BetterSqlite3.Statement => {
-    let statement = statements.get(sql)
+/**
+ * The connection's one statement cache: statements are prepared on first use
+ * and kept by text, as row objects (`SqlClient`) or as arrays of column
+ * values (the ports' `Connection`).
+ */
+const makeStatements = (db: BetterSqlite3.Database) => {
+  const objects = new Map<string, BetterSqlite3.Statement>()
+  const arrays = new Map<string, BetterSqlite3.Statement>()
+  const get = (cache: Map<string, BetterSqlite3.Statement>, sql: string, raw: boolean) => {
+    let statement = cache.get(sql)
     if (statement === undefined) {
       statement = raw ? db.prepare(sql).raw(true) : db.prepare(sql)
-      statements.set(sql, statement)
+      cache.set(sql, statement)
     }
     return statement
   }
+  return {
+    objects: (sql: string): BetterSqlite3.Statement => get(objects, sql, false),
+    arrays: (sql: string): BetterSqlite3.Statement => get(arrays, sql, true)
+  }
 }
 
-const makeConnection = (db: BetterSqlite3.Database): Connection => {
-  const prepared = preparing(db)
-  const preparedRaw = preparing(db, true)
+type Statements = ReturnType<typeof makeStatements>
+
+const makeConnection = (db: BetterSqlite3.Database, statements: Statements): Connection => {
+  const prepared = statements.objects
+  const preparedRaw = statements.arrays
   const inTransaction = db.transaction((f: () => unknown) => f()).immediate
   return {
     values: <Row extends ReadonlyArray<unknown>>(sql: string, ...params: ReadonlyArray<Parameter>) =>
@@ -140,8 +183,8 @@ const makeConnection = (db: BetterSqlite3.Database): Connection => {
 }
 
 /** `@effect/sql`'s connection interface on `db`, as `@effect/sql-sqlite-node` implements it. */
-const makeSqlConnection = (db: BetterSqlite3.Database): SqlConnection.Connection => {
-  const prepared = preparing(db)
+const makeSqlConnection = (db: BetterSqlite3.Database, statements: Statements): SqlConnection.Connection => {
+  const prepared = statements.objects
   const execute = (
     statement: () => BetterSqlite3.Statement,
     params: ReadonlyArray<unknown>,
@@ -194,25 +237,28 @@ const attempt = <A>(doing: string, f: (connection: Connection) => A, connection:
   }
 }
 
-/** 5 s of retries, as the busy timeout of every other statement. */
-const openRetries = 250
+/** Opening is retried every 20 ms while refused as busy, as long as any statement waits: the busy timeout. */
+const openRetryMillis = 20
 
 /**
- * Opens `filename` (`":memory:"`: a private in-memory database) in WAL mode.
- * The connection is closed when the scope closes. A file that cannot be
+ * Opens `filename` (`":memory:"`: a private in-memory database) with every
+ * pragma of the store: WAL, `synchronous`, the busy timeout. The connection
+ * is closed when the scope closes. A file that cannot be
  * opened fails with `StoreError` (`Unavailable`, `Corrupt`, `ReadOnly`).
  *
  * @since 1.0.0
  * @category constructors
  */
-export const make = (filename: string): Effect.Effect<SqliteDatabase, StoreError.StoreError, Scope.Scope> =>
+export const make = (options: Options): Effect.Effect<SqliteDatabase, StoreError.StoreError, Scope.Scope> =>
   Effect.gen(function*() {
+    const { busyTimeout = 5_000, filename, synchronous = "NORMAL" } = options
     const db = yield* Effect.acquireRelease(
       Effect.try({
         try: () => {
-          const db = open(filename)
+          const db = open(filename, Math.max(0, Math.trunc(busyTimeout)))
           try {
             db.pragma("journal_mode = WAL")
+            db.pragma(`synchronous = ${synchronous === "FULL" ? "FULL" : "NORMAL"}`)
           } catch (error) {
             db.close()
             throw error
@@ -223,13 +269,14 @@ export const make = (filename: string): Effect.Effect<SqliteDatabase, StoreError
       }).pipe(
         // Processes opening one new file at once: SQLite may refuse the switch
         // to WAL at once (SQLITE_BUSY without waiting, to avoid a deadlock).
-        Effect.retry({ while: isBusy, schedule: Schedule.spaced("20 millis"), times: openRetries }),
+        Effect.retry({ while: isBusy, schedule: Schedule.spaced(openRetryMillis), times: Math.ceil(busyTimeout / openRetryMillis) }),
         Effect.mapError((cause) => fromCause(`Opening the SQLite database "${filename}"`, cause, "Unavailable"))
       ),
       (db) => Effect.sync(() => db.close())
     )
     const semaphore = yield* Effect.makeSemaphore(1)
-    const sqlConnection = makeSqlConnection(db)
+    const statements = makeStatements(db)
+    const sqlConnection = makeSqlConnection(db, statements)
     const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
       Effect.as(
         Effect.zipRight(
@@ -246,7 +293,7 @@ export const make = (filename: string): Effect.Effect<SqliteDatabase, StoreError
       spanAttributes: [["db.system.name", "sqlite"]]
     }).pipe(Effect.provide(Reactivity.layer))
 
-    const connection = makeConnection(db)
+    const connection = makeConnection(db, statements)
     const inOwnTransaction = Effect.map(
       Effect.serviceOption(SqlClient.TransactionConnection),
       Option.exists(([conn]) => conn === sqlConnection)
@@ -292,3 +339,39 @@ export const make = (filename: string): Effect.Effect<SqliteDatabase, StoreError
           }))
     return Object.assign(sql, { [TypeId]: TypeId, filename, use, batched }) as SqliteDatabase
   })
+
+// When `BEGIN IMMEDIATE` itself fails (busy), there is nothing to roll back:
+// keep the error of `BEGIN` rather than the one of `ROLLBACK`.
+const isNoTransaction = (error: SqlError) =>
+  /no transaction is active/.test(String((error.cause as Error | undefined)?.message))
+
+/**
+ * `sql.withTransaction` that starts with `BEGIN IMMEDIATE`: the write lock is
+ * taken before the first read, so no other connection (in this process or
+ * another one on the same file) can write between what the transaction reads
+ * and what it writes. A busy lock is waited for up to the busy timeout.
+ *
+ * The same transaction as a `Connection`'s `immediate`, for Effect code on
+ * the `SqlClient` (migrations).
+ *
+ * @since 1.0.0
+ * @category transactions
+ */
+export const makeWithImmediateTransaction = Effect.map(
+  SqlClient.SqlClient,
+  (sql) =>
+    SqlClient.makeWithTransaction({
+      transactionTag: SqlClient.TransactionConnection,
+      spanAttributes: [["db.system.name", "sqlite"]],
+      acquireConnection: Effect.flatMap(
+        Scope.make(),
+        (scope) => Effect.map(Scope.extend(sql.reserve, scope), (conn) => [scope, conn] as const)
+      ),
+      begin: (conn) => conn.executeUnprepared("BEGIN IMMEDIATE", [], undefined),
+      savepoint: (conn, id) => conn.executeUnprepared(`SAVEPOINT effect_sql_${id}`, [], undefined),
+      commit: (conn) => conn.executeUnprepared("COMMIT", [], undefined),
+      rollback: (conn) =>
+        Effect.catchIf(conn.executeUnprepared("ROLLBACK", [], undefined), isNoTransaction, () => Effect.void),
+      rollbackSavepoint: (conn, id) => conn.executeUnprepared(`ROLLBACK TO SAVEPOINT effect_sql_${id}`, [], undefined)
+    })
+)

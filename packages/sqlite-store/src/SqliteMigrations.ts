@@ -12,7 +12,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { mapStoreError } from "./internal/storeError.js"
-import { makeWithImmediateTransaction } from "./internal/transaction.js"
+import { makeWithImmediateTransaction } from "./SqliteDatabase.js"
 
 /**
  * The table `Migrator` records applied migrations in.

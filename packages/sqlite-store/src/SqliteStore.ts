@@ -15,7 +15,6 @@ import type { ConfigError, Scope } from "effect"
 import { Config, Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { mapStoreError } from "./internal/storeError.js"
 import * as SqliteApiKeyStore from "./SqliteApiKeyStore.js"
 import * as SqliteDatabase from "./SqliteDatabase.js"
 import * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.js"
@@ -25,35 +24,16 @@ import * as SqliteRateLimitStore from "./SqliteRateLimitStore.js"
 import * as SqliteStoreSecrets from "./SqliteStoreSecrets.js"
 
 /**
- * How SQLite makes a commit durable:
- *
- * - `"NORMAL"` (default): with WAL, a commit is in the operating system's
- *   file cache when it is acknowledged. It survives the process being killed
- *   (even with `kill -9`); on power loss or an operating system crash the last
- *   commits before the last checkpoint may be lost, the database stays
- *   consistent.
- * - `"FULL"`: every commit is also flushed to the disk (`fsync`) before it is
- *   acknowledged, so it survives power loss too, at the cost of one flush per
- *   write.
- *
  * @since 1.0.0
  * @category models
  */
-export type Synchronous = "NORMAL" | "FULL"
+export type Synchronous = SqliteDatabase.Synchronous
 
 /**
  * @since 1.0.0
  * @category models
  */
-export interface Options {
-  /** Path of the database file (its folder is created), or `":memory:"`. */
-  readonly filename: string
-  /** Default `"NORMAL"`. */
-  readonly synchronous?: Synchronous | undefined
-  /** How long a write waits for another connection's lock before failing, in ms. Default 5000. */
-  readonly busyTimeout?: number | undefined
-}
-
+export type Options = SqliteDatabase.Options
 
 const isFile = (filename: string) => filename !== ":memory:" && filename !== ""
 
@@ -101,14 +81,8 @@ export const makeClient = (
   options: Options
 ): Effect.Effect<SqliteDatabase.SqliteDatabase, StoreError.StoreError, Scope.Scope> =>
   Effect.gen(function*() {
-    const { busyTimeout = 5_000, filename, synchronous = "NORMAL" } = options
-    const opening = `Opening the SQLite database "${filename}"`
-    yield* createFolder(filename)
-    const sql = yield* SqliteDatabase.make(filename)
-    yield* Effect.andThen(
-      sql.unsafe(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeout))}`),
-      sql.unsafe(`PRAGMA synchronous = ${synchronous === "FULL" ? "FULL" : "NORMAL"}`)
-    ).pipe(mapStoreError(opening))
+    yield* createFolder(options.filename)
+    const sql = yield* SqliteDatabase.make(options)
     yield* Effect.provideService(SqliteMigrations.migrate, SqlClient.SqlClient, sql)
     return sql
   })

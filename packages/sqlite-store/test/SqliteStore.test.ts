@@ -105,7 +105,7 @@ describe("SqliteStore", () => {
           "2_broken": broken
         }))
         return { error, tables: yield* tableNames }
-      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, SqliteDatabase.make(fresh))))
+      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, SqliteDatabase.make({ filename: fresh }))))
       expect(fromEmpty.error).toBeInstanceOf(StoreError.StoreError)
       expect(fromEmpty.error.message).toContain("no_such_table")
       expect(fromEmpty.tables).toEqual([])
@@ -143,7 +143,7 @@ describe("SqliteStore", () => {
         yield* sql`INSERT INTO idempotency_keys
           (scope, key, fingerprint, expires_at, pet_id, pet_name, pet_category_id, pet_status)
           VALUES ('key-1', 'retry-1', ${Idempotency.fingerprint(body)}, ${now + 1000}, 7, 'Rex', 3, 'sold')`
-      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, SqliteDatabase.make(filename))))
+      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, SqliteDatabase.make({ filename }))))
       const outcome = yield* Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
         store.createPet({
           scope: "key-1",
@@ -344,7 +344,7 @@ describe("SqliteStore", () => {
 
   it.scoped("a port call waits for another fiber's SqlClient transaction to end, and is not part of it", () =>
     Effect.gen(function*() {
-      const other = yield* SqliteDatabase.make(":memory:")
+      const other = yield* SqliteDatabase.make({ filename: ":memory:" })
       const alone = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E | SqlError> => call
       // Inside a transaction of another SqlClient, the call must still wait.
       for (const around of [alone, other.withTransaction]) {

@@ -29,14 +29,15 @@ export interface Database {
 }
 
 interface Module {
-  new(filename: string): Database
+  new(filename: string, options?: { readonly timeout?: number }): Database
   readonly SqliteError: new(...args: ReadonlyArray<never>) => Error
 }
 
 const BetterSqlite3 = createRequire(import.meta.url)("better-sqlite3") as Module
 
 /** @internal */
-export const open = (filename: string): Database => new BetterSqlite3(filename)
+export const open = (filename: string, busyTimeout = 5_000): Database =>
+  new BetterSqlite3(filename, { timeout: busyTimeout })
 
 /** Whether `u` is an error SQLite reported (it carries a `SQLITE_*` code). @internal */
 export const isSqliteError = (u: unknown): boolean => u instanceof BetterSqlite3.SqliteError
