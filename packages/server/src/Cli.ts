@@ -53,28 +53,88 @@ export type Command =
   | { readonly _tag: "KeysRevoke"; readonly store: StoreLocation.StoreLocation; readonly id: string }
 
 /**
+ * The defaults of `serve` that are the command line's own (the others are
+ * the store's and core's: `StoreLocation.defaultLocation`,
+ * `AccessConfig.defaults`).
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const serveDefaults = { port: 8080, host: "127.0.0.1" } as const
+
+/** One flag of `serve`: its variable, its value's name and what the usage says of it and of its default. */
+interface ServeFlag {
+  readonly variable: string
+  readonly value: string
+  readonly help?: string
+  readonly default: string
+}
+
+const serveFlagTable = {
+  "port": { variable: "PORT", value: "N", default: String(serveDefaults.port) },
+  "host": { variable: "HOST", value: "H", default: serveDefaults.host },
+  "store": {
+    variable: "ANIMAL_STORE_STORE",
+    value: "S",
+    help: "memory, sqlite:<path> or postgres://user:password@host:port/db",
+    default: StoreLocation.format(StoreLocation.defaultLocation)
+  },
+  "pool-size": { variable: "ANIMAL_STORE_POOL_SIZE", value: "N", help: "PostgreSQL connections per process", default: "10" },
+  "statement-timeout": {
+    variable: "ANIMAL_STORE_STATEMENT_TIMEOUT",
+    value: "MS",
+    help: "PostgreSQL statement timeout, 0 for none",
+    default: "5000"
+  },
+  "env": { variable: "ANIMAL_STORE_ENV", value: "E", help: "production or staging", default: AccessConfig.defaults.environment },
+  "ban-after": { variable: "ANIMAL_STORE_BAN_AFTER", value: "N", default: String(AccessConfig.defaults.banAfter) },
+  "ban-seconds": { variable: "ANIMAL_STORE_BAN_SECONDS", value: "N", default: String(AccessConfig.defaults.banSeconds) },
+  "anonymous-per-minute": {
+    variable: "ANIMAL_STORE_ANONYMOUS_PER_MINUTE",
+    value: "N",
+    default: String(AccessConfig.defaults.anonymousPerMinute)
+  },
+  "base-url": {
+    variable: "ANIMAL_STORE_BASE_URL",
+    value: "URL",
+    help: "production base address, in the OpenAPI document, Location and Link",
+    default: "the address listened on, http://<host>:<port>/v1"
+  },
+  "staging-base-url": { variable: "ANIMAL_STORE_STAGING_BASE_URL", value: "URL", default: "the address listened on" },
+  "trusted-proxies": {
+    variable: "ANIMAL_STORE_TRUSTED_PROXIES",
+    value: "A,B",
+    help: "proxies whose X-Forwarded-For is believed",
+    default: "none"
+  },
+  "cors-origins": {
+    variable: "ANIMAL_STORE_CORS_ORIGINS",
+    value: "O,P|*",
+    help: "origins allowed by CORS",
+    default: "none: CORS off"
+  },
+  "cursor-secret": {
+    variable: "ANIMAL_STORE_CURSOR_SECRET",
+    value: "S",
+    help: "seals listing cursors in place of the store's own secret (kept in the SQLite or PostgreSQL " +
+      "database, shared by its processes); at least 32 characters",
+    default: "the store's"
+  },
+  "access-log": { variable: "ANIMAL_STORE_ACCESS_LOG", value: "on|off", help: "one JSON line per request", default: "on" }
+} as const satisfies Record<string, ServeFlag>
+
+const variablesOf = <T extends Record<string, ServeFlag>>(table: T): { readonly [F in keyof T]: T[F]["variable"] } =>
+  Object.fromEntries(Object.entries(table).map(([flag, { variable }]) => [flag, variable])) as {
+    readonly [F in keyof T]: T[F]["variable"]
+  }
+
+/**
  * The flags of `serve` and their environment variables.
  *
  * @since 1.0.0
  * @category constants
  */
-export const serveFlags = {
-  "port": "PORT",
-  "host": "HOST",
-  "store": "ANIMAL_STORE_STORE",
-  "pool-size": "ANIMAL_STORE_POOL_SIZE",
-  "statement-timeout": "ANIMAL_STORE_STATEMENT_TIMEOUT",
-  "env": "ANIMAL_STORE_ENV",
-  "ban-after": "ANIMAL_STORE_BAN_AFTER",
-  "ban-seconds": "ANIMAL_STORE_BAN_SECONDS",
-  "anonymous-per-minute": "ANIMAL_STORE_ANONYMOUS_PER_MINUTE",
-  "base-url": "ANIMAL_STORE_BASE_URL",
-  "staging-base-url": "ANIMAL_STORE_STAGING_BASE_URL",
-  "trusted-proxies": "ANIMAL_STORE_TRUSTED_PROXIES",
-  "cors-origins": "ANIMAL_STORE_CORS_ORIGINS",
-  "cursor-secret": "ANIMAL_STORE_CURSOR_SECRET",
-  "access-log": "ANIMAL_STORE_ACCESS_LOG"
-} as const
+export const serveFlags = variablesOf(serveFlagTable)
 
 const keysFlags = {
   "store": "ANIMAL_STORE_STORE",
@@ -84,6 +144,24 @@ const keysFlags = {
   "per-day": undefined
 } as const
 
+const usageColumn = 29
+const usageWidth = 108
+
+/** A flag's lines of the usage: its help and `(variable; default)`, wrapped under the column of helps. */
+const usageOf = (flag: string, { default: fallback, help, value, variable }: ServeFlag): string => {
+  const lines: Array<string> = []
+  let line = `  --${flag} ${value}`.padEnd(usageColumn)
+  for (const word of `${help === undefined ? "" : `${help} `}(${variable}; ${fallback})`.split(" ")) {
+    if (line.length > usageColumn && line.length + 1 + word.length > usageWidth) {
+      lines.push(line)
+      line = " ".repeat(usageColumn) + word
+    } else {
+      line = line.length > usageColumn ? `${line} ${word}` : line + word
+    }
+  }
+  return [...lines, line].join("\n")
+}
+
 /**
  * @since 1.0.0
  * @category constants
@@ -92,31 +170,13 @@ export const usage = `Usage: animal-store <command> [flags]
 
 Commands:
   serve                      Run the HTTP server
-  keys create --plan <plan>  Issue a key (free, pro, business; enterprise with --per-minute N --per-day N)
+  keys create --plan <plan>  Issue a key (${KeyProvisioning.planNames}; enterprise with --per-minute N --per-day N)
               [--env E]      ... for environment E (default: the served one)
   keys list                  List keys (never their secrets)
   keys revoke <id>           Revoke a key
 
 serve flags (environment variable; default):
-  --port N                   (PORT; 8080)
-  --host H                   (HOST; 127.0.0.1)
-  --store S                  memory, sqlite:<path> or postgres://user:password@host:port/db
-                             (ANIMAL_STORE_STORE; sqlite:./data/animal-store.db)
-  --pool-size N              PostgreSQL connections per process (ANIMAL_STORE_POOL_SIZE; 10)
-  --statement-timeout MS     PostgreSQL statement timeout, 0 for none (ANIMAL_STORE_STATEMENT_TIMEOUT; 5000)
-  --env E                    production or staging (ANIMAL_STORE_ENV; production)
-  --ban-after N              (ANIMAL_STORE_BAN_AFTER; 10)
-  --ban-seconds N            (ANIMAL_STORE_BAN_SECONDS; 900)
-  --anonymous-per-minute N   (ANIMAL_STORE_ANONYMOUS_PER_MINUTE; 60)
-  --base-url URL             production base address, in the OpenAPI document, Location and Link
-                             (ANIMAL_STORE_BASE_URL; the address listened on, http://<host>:<port>/v1)
-  --staging-base-url URL     (ANIMAL_STORE_STAGING_BASE_URL; the address listened on)
-  --trusted-proxies A,B      proxies whose X-Forwarded-For is believed (ANIMAL_STORE_TRUSTED_PROXIES; none)
-  --cors-origins O,P|*       origins allowed by CORS (ANIMAL_STORE_CORS_ORIGINS; none: CORS off)
-  --cursor-secret S          seals listing cursors in place of the store's own secret (kept in the SQLite
-                             or PostgreSQL database, shared by its processes); at least 32 characters
-                             (ANIMAL_STORE_CURSOR_SECRET; the store's)
-  --access-log on|off        one JSON line per request (ANIMAL_STORE_ACCESS_LOG; on)
+${Object.entries(serveFlagTable).map(([flag, entry]) => usageOf(flag, entry as ServeFlag)).join("\n")}
   ANIMAL_STORE_API_KEYS      keys to provision: <key>:<plan> or <key>:enterprise:<perMinute>:<perDay>, comma-separated
 
 keys flags: --store S (ANIMAL_STORE_STORE), --env E (ANIMAL_STORE_ENV)
@@ -196,8 +256,8 @@ const parseServe = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
   if (parsed.positionals.length > 0) return invalid("serve", `unexpected argument "${parsed.positionals[0]}"`)
   const { read } = settingsOf(serveFlags, parsed, env)
   return Either.gen(function*() {
-    const port = yield* read("port", 8080, integer(0, 65_535))
-    const host = yield* read("host", "127.0.0.1", (value) => Either.right(value))
+    const port = yield* read("port", serveDefaults.port, integer(0, 65_535))
+    const host = yield* read("host", serveDefaults.host, (value) => Either.right<string>(value))
     const location = yield* read("store", StoreLocation.defaultLocation, StoreLocation.parse)
     const maxConnections = yield* read("pool-size", undefined, (value) => integer(1, 1_000)(value))
     const statementTimeout = yield* read("statement-timeout", undefined, (value) => integer(0, 86_400_000)(value))
@@ -247,8 +307,8 @@ const parseKeys = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
       case "create": {
         if (rest.length > 0) return yield* invalid("keys create", `unexpected argument "${rest[0]}"`)
         const plan = raw("plan")
-        if (plan === undefined) return yield* invalid("plan", "is required (free, pro, business or enterprise)")
-        if (!KeyProvisioning.isPlan(plan)) return yield* invalid("plan", `expected free, pro, business or enterprise, got "${plan}"`)
+        if (plan === undefined) return yield* invalid("plan", `is required (${KeyProvisioning.planNames})`)
+        if (!KeyProvisioning.isPlan(plan)) return yield* invalid("plan", `expected ${KeyProvisioning.planNames}, got "${plan}"`)
         const perMinute = yield* read("per-minute", undefined, (value) => positive(value))
         const perDay = yield* read("per-day", undefined, (value) => positive(value))
         const served = yield* read("env", undefined, (value) => environment(value))

@@ -32,6 +32,14 @@ export interface Entry {
 export class ProvisioningError extends Data.TaggedError("ProvisioningError")<{ readonly message: string }> {}
 
 /**
+ * The plans, as messages name them: `free, pro, business or enterprise`.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const planNames: string = `${Plan.Plan.literals.slice(0, -1).join(", ")} or ${Plan.Plan.literals.at(-1)}`
+
+/**
  * Whether a string names a plan (`free`, `pro`, `business`, `enterprise`).
  *
  * @since 1.0.0
@@ -48,7 +56,7 @@ const parseEntry = (text: string, position: number): Either.Either<Entry, Provis
   if (secret === undefined || secret === "" || plan === undefined || rest.length > 0) {
     return fail("expected <key>:<plan> or <key>:enterprise:<perMinute>:<perDay>")
   }
-  if (!isPlan(plan)) return fail(`unknown plan "${plan}" (free, pro, business or enterprise)`)
+  if (!isPlan(plan)) return fail(`unknown plan "${plan}" (${planNames})`)
   if (plan === "enterprise") {
     if (perMinute === undefined || perDay === undefined || !positiveInteger.test(perMinute) || !positiveInteger.test(perDay)) {
       return fail("an enterprise key needs positive integer limits: <key>:enterprise:<perMinute>:<perDay>")

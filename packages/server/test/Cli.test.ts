@@ -64,6 +64,21 @@ describe("animal-store serve options", () => {
     })
   }
 
+  it("the usage names every flag with its variable, and the defaults the parser applies", () => {
+    for (const [flag, variable] of Object.entries(Cli.serveFlags)) {
+      expect(Cli.usage).toMatch(new RegExp(`--${flag} [^\\n]*(\\n {29}[^\\n]*)*\\(${variable}; `))
+    }
+    const defaults = serveOptions([])
+    expect(Cli.usage).toContain(`(PORT; ${defaults.port})`)
+    expect(Cli.usage).toContain(`(HOST; ${defaults.host})`)
+    expect(Cli.usage).toContain(`(ANIMAL_STORE_STORE; ${StoreLocation.format(defaults.store)})`)
+    expect(Cli.usage).toContain(`(ANIMAL_STORE_ENV; ${defaults.access?.environment})`)
+    expect(Cli.usage).toContain(`(ANIMAL_STORE_BAN_AFTER; ${defaults.access?.banAfter})`)
+    expect(Cli.usage).toContain(`(ANIMAL_STORE_BAN_SECONDS; ${defaults.access?.banSeconds})`)
+    expect(Cli.usage).toContain(`(ANIMAL_STORE_ANONYMOUS_PER_MINUTE; ${defaults.access?.anonymousPerMinute})`)
+    expect(Cli.usage).toContain("free, pro, business or enterprise")
+  })
+
   it("reads a PostgreSQL store with its pool settings, and never shows its password", () => {
     const url = "postgres://animal:s3cret-pw@db.example:5433/animals?sslmode=require"
     const options = serveOptions(["--store", url, "--pool-size", "4"], { ANIMAL_STORE_STATEMENT_TIMEOUT: "2500" })
