@@ -4,8 +4,7 @@
  *
  * @since 1.0.0
  */
-import type { ConfigError } from "effect"
-import { Config, Context, Layer } from "effect"
+import { Config, ConfigError, Context, Either, Layer } from "effect"
 import type { Environment } from "./ApiKey.js"
 
 /**
@@ -49,25 +48,45 @@ export class AccessConfig extends Context.Tag("@animal-store/core/AccessConfig")
 export const layer = (settings?: Partial<AccessSettings>): Layer.Layer<AccessConfig> =>
   Layer.succeed(AccessConfig, { ...defaults, ...settings })
 
+const refused = (reason: string) => Either.left(ConfigError.InvalidData([], reason))
+
 const positiveInteger = (name: string, fallback: number): Config.Config<number> =>
-  Config.integer(name).pipe(
-    Config.validate({ message: "Expected a positive integer", validation: (n) => n >= 1 && Number.isSafeInteger(n) }),
+  Config.string(name).pipe(
+    Config.mapOrFail((text) =>
+      /^[0-9]+$/.test(text) && Number(text) >= 1 && Number.isSafeInteger(Number(text))
+        ? Either.right(Number(text))
+        : refused(`expected a positive integer, got "${text}"`)
+    ),
     Config.withDefault(fallback)
   )
 
 /**
- * The settings from configuration: `ANIMAL_STORE_ENV` (`production` or
- * `staging`), `ANIMAL_STORE_BAN_AFTER`, `ANIMAL_STORE_BAN_SECONDS` and
+ * The environment served, from `ANIMAL_STORE_ENV` (`production` or
+ * `staging`), without a default.
+ *
+ * @since 1.0.0
+ * @category config
+ */
+export const environment: Config.Config<Environment> = Config.string("ANIMAL_STORE_ENV").pipe(
+  Config.mapOrFail((text) =>
+    text === "production" || text === "staging"
+      ? Either.right<Environment>(text)
+      : refused(`expected production or staging, got "${text}"`)
+  )
+)
+
+/**
+ * The settings from configuration: `ANIMAL_STORE_ENV` (`environment`),
+ * `ANIMAL_STORE_BAN_AFTER`, `ANIMAL_STORE_BAN_SECONDS` and
  * `ANIMAL_STORE_ANONYMOUS_PER_MINUTE` (positive integers), each defaulting
- * to `defaults`.
+ * to `defaults`. The server reads its flags with it too (a `ConfigProvider`
+ * of the flags over the environment).
  *
  * @since 1.0.0
  * @category config
  */
 export const config: Config.Config<AccessSettings> = Config.all({
-  environment: Config.literal("production", "staging")("ANIMAL_STORE_ENV").pipe(
-    Config.withDefault(defaults.environment)
-  ),
+  environment: environment.pipe(Config.withDefault(defaults.environment)),
   banAfter: positiveInteger("ANIMAL_STORE_BAN_AFTER", defaults.banAfter),
   banSeconds: positiveInteger("ANIMAL_STORE_BAN_SECONDS", defaults.banSeconds),
   anonymousPerMinute: positiveInteger("ANIMAL_STORE_ANONYMOUS_PER_MINUTE", defaults.anonymousPerMinute)

@@ -55,7 +55,6 @@ const cursorPattern = /^c1\.([A-Za-z0-9_-]{1,28})\.([A-Za-z0-9_-]{22})$/
 export const Cursor = Schema.String.pipe(
   Schema.filter((s) => cursorPattern.test(s) || "is not a valid cursor", {
     identifier: "Cursor",
-    description: "Opaque token from a previous page's next link",
     jsonSchema: { type: "string" }
   })
 )

@@ -44,13 +44,20 @@ describe("AccessConfig", () => {
         ["ANIMAL_STORE_BAN_AFTER", "0"],
         ["ANIMAL_STORE_BAN_SECONDS", "-5"],
         ["ANIMAL_STORE_ANONYMOUS_PER_MINUTE", "1.5"],
-        ["ANIMAL_STORE_BAN_AFTER", "ten"]
+        ["ANIMAL_STORE_BAN_AFTER", "ten"],
+        ["ANIMAL_STORE_BAN_AFTER", "+3"],
+        ["ANIMAL_STORE_BAN_SECONDS", "9007199254740992"]
       ] as const
       for (const [name, value] of invalid) {
         const exit = yield* read({ [name]: value })
         const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
         expect(error).toMatchObject({ _op: "InvalidData", path: [name] })
         expect(String(error)).toContain(name)
+        expect((error as { message: string }).message).toBe(
+          name === "ANIMAL_STORE_ENV"
+            ? `expected production or staging, got "${value}"`
+            : `expected a positive integer, got "${value}"`
+        )
       }
     }))
 })

@@ -2,10 +2,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either, JSONSchema, Schema } from "effect"
 import * as fc from "effect/FastCheck"
 import type { ApiError, ErrorCode } from "../src/ApiError.js"
+import { StoreError } from "../src/StoreError.js"
 import {
   ApiKeyBanned,
   ErrorBody,
   Gone,
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
   InvalidRequest,
   makeBody,
   PetNotFound,
@@ -106,17 +109,59 @@ describe("ApiError", () => {
       [
         new Gone({ operation: "getPet", sunset }),
         { code: "gone", message: "getPet was removed on Thu, 05 Dec 2030 00:00:00 GMT", status: 410 }
+      ],
+      [
+        new IdempotencyKeyReused(),
+        {
+          code: "idempotency_key_reused",
+          message: "This Idempotency-Key was already used with another request body in the last 24 hours",
+          status: 422
+        }
+      ],
+      [
+        new IdempotencyKeyInUse(),
+        {
+          code: "idempotency_key_in_use",
+          message: "A request with this Idempotency-Key is still being processed; retry later",
+          status: 409
+        }
       ]
     ]
     for (const [error, body] of cases) {
       expect(toBody(error)).toStrictEqual(body)
       expect(error.message).toBe(body.message)
     }
+    expect(cases.map(([error]) => error._tag)).toStrictEqual([
+      "InvalidRequest",
+      "Unauthorized",
+      "PetNotFound",
+      "RateLimited",
+      "ApiKeyBanned",
+      "Gone",
+      "IdempotencyKeyReused",
+      "IdempotencyKeyInUse"
+    ])
     for (const reason of UnauthorizedReason.literals.filter((reason) => reason !== "missing")) {
       expect(toBody(new Unauthorized({ reason }))).toStrictEqual({
         code: "unauthorized",
         message: "The API key is invalid",
         status: 401
+      })
+    }
+  })
+
+  it("a store failure discloses nothing: 503 when the store cannot be reached, else 500", () => {
+    expect(toBody(new StoreError({ reason: "Unavailable", message: "connect ECONNREFUSED 10.0.0.5:5432" })))
+      .toStrictEqual({
+        code: "service_unavailable",
+        message: "The service cannot reach its store; retry later",
+        status: 503
+      })
+    for (const reason of ["ReadOnly", "Corrupt", "Incompatible", "Unknown"] as const) {
+      expect(toBody(new StoreError({ reason, message: "SQLITE_CORRUPT: /srv/data/store.db" }))).toStrictEqual({
+        code: "internal_error",
+        message: "An internal error occurred",
+        status: 500
       })
     }
   })

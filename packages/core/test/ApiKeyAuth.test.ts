@@ -275,13 +275,11 @@ describe("ApiKeyAuth", () => {
 
 describe("key digests", () => {
   it.prop(
-    "the digest of a secret is its SHA-256 in hex, whichever way Node computes it",
+    "the digest of a secret is its SHA-256 in hex",
     { secret: fc.oneof(wellFormed, fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" })) },
     ({ secret }) => {
       const expected = sha256(secret)
       expect(ApiKeySecret.digestOf(secret)).toBe(expected)
-      expect(ApiKeySecret.digestOneShot(secret)).toBe(expected)
-      expect(ApiKeySecret.digestWithHash(secret)).toBe(expected)
     }
   )
 })

@@ -201,18 +201,24 @@ describe("GuardedPetOperations", () => {
 
   it.effect("a store failure is a GuardedFailure carrying the StoreError and the metadata known", () =>
     Effect.gen(function*() {
+      const keysDownLayer = guardedLayer({}, {
+        keys: Layer.succeed(ApiKeyStore, {
+          insert: () => Effect.fail(storeError),
+          findByDigest: () => Effect.fail(storeError),
+          list: Effect.fail(storeError),
+          revoke: () => Effect.fail(storeError)
+        })
+      })
       const keysDown = yield* failure("getPet", { credential: "ask_live_0123456789abcdefXYZ", clientAddress: "a" }).pipe(
-        Effect.provide(guardedLayer({}, {
-          keys: Layer.succeed(ApiKeyStore, {
-            insert: () => Effect.fail(storeError),
-            findByDigest: () => Effect.fail(storeError),
-            list: Effect.fail(storeError),
-            revoke: () => Effect.fail(storeError)
-          })
-        }))
+        Effect.provide(keysDownLayer)
       )
       expect(keysDown.error).toBe(storeError)
       expect(keysDown.meta).toEqual({ rateLimit: undefined, deprecation: getPetDeprecation })
+      // A keyless admission does not fall back to the address when the key cannot be looked up.
+      const keysDownKeyless = yield* failure(undefined, { credential: "ask_live_0123456789abcdefXYZ", clientAddress: "a" })
+        .pipe(Effect.provide(keysDownLayer))
+      expect(keysDownKeyless.error).toBe(storeError)
+      expect(keysDownKeyless.meta).toEqual({ rateLimit: undefined, deprecation: undefined })
 
       const limitsDown = yield* failure(undefined, { credential: undefined, clientAddress: "a" }).pipe(
         Effect.provide(guardedLayer({}, { limits: Layer.succeed(RateLimitStore, { modify: () => Effect.fail(storeError) }) }))

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Redacted, TestClock } from "effect"
 import * as fc from "effect/FastCheck"
@@ -130,6 +131,7 @@ describe("PetOperations.createPet with an idempotency key", () => {
       const badKey = yield* Effect.flip(operations.createPet({ name: "Rex", categoryId: 1 }, { idempotencyKey: "a b" }))
       expect(badKey).toBeInstanceOf(InvalidRequest)
       expect((badKey as InvalidRequest).details).toEqual([{ path: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters" }])
+      expect((badKey as InvalidRequest).message).toBe("Invalid request: Idempotency-Key must be 1 to 255 visible ASCII characters")
       const badBody = yield* Effect.flip(operations.createPet({ name: "", categoryId: 1 }, { idempotencyKey: "k" }))
       expect(badBody).toBeInstanceOf(InvalidRequest)
       const created = yield* operations.createPetOutcome({ name: "Tom", categoryId: 1 }, { idempotencyKey: "k" })
@@ -209,5 +211,13 @@ describe("Idempotency.canonicalJson, on arrays and absent members", () => {
     expect(Idempotency.canonicalJson([])).toBe("[]")
     expect(Idempotency.fingerprint([1, 2])).not.toBe(Idempotency.fingerprint([2, 1]))
     expect(Idempotency.fingerprint({ a: undefined })).toBe(Idempotency.fingerprint({}))
+    // An in-process host may pass no body at all: it is fingerprinted as JSON's null.
+    expect(Idempotency.canonicalJson(undefined)).toBe("null")
+  })
+
+  it.prop("a fingerprint is the SHA-256 of the canonical text, in base64url", { value: fc.jsonValue() }, ({ value }) => {
+    expect(Idempotency.fingerprint(value)).toBe(
+      createHash("sha256").update(Idempotency.canonicalJson(value), "utf8").digest("base64url")
+    )
   })
 })

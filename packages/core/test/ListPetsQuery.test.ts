@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Encoding, JSONSchema } from "effect"
 import * as fc from "effect/FastCheck"
 import { InvalidRequest } from "../src/ApiError.js"
-import { Cursor, defaultLimit, Limit, ListPetsQuery, makeCursors, maxLimit } from "../src/ListPetsQuery.js"
+import { Cursor, defaultLimit, Limit, ListPetsQuery, makeCursors, maxLimit, randomCursorSecret } from "../src/ListPetsQuery.js"
 import { PetId, PetStatus } from "../src/Pet.js"
 import * as PetOperations from "../src/PetOperations.js"
 import * as Arbitraries from "../src/testing/internal/arbitraries.js"
@@ -68,8 +68,19 @@ describe("ListPetsQuery", () => {
       const position = at % cursor.length
       fc.pre(cursor[position] !== char)
       expect(cursors.open(cursor.slice(0, position) + char + cursor.slice(position + 1), status)).toBeUndefined()
+      expect(cursors.open(cursor + char, status)).toBeUndefined()
+      expectRefused(refusal({ cursor: cursor + char }), "cursor", "is not a valid cursor")
     }
   )
+
+  it("a random cursor secret is 32 random bytes in base64url, new on each call", () => {
+    const secrets = Array.from({ length: 8 }, () => randomCursorSecret())
+    for (const secret of secrets) {
+      expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+      expect(Buffer.from(secret, "base64url")).toHaveLength(32)
+    }
+    expect(new Set(secrets).size).toBe(secrets.length)
+  })
 
   it.prop(
     "a bare base64url id, another prefix, or c1. followed by anything but base64url parts is not a valid cursor",

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, JSONSchema, Schema } from "effect"
 import * as fc from "effect/FastCheck"
 import { InvalidRequest } from "../src/ApiError.js"
-import { maxNameLength, NewPet, Pet, PetIdFromString, PetIdInput, PetName, PetStatus } from "../src/Pet.js"
+import { maxNameLength, NewPet, Pet, PetId, PetIdFromString, PetIdInput, PetName, PetStatus } from "../src/Pet.js"
 import { decodeInput } from "../src/internal/decode.js"
 import * as Arbitraries from "../src/testing/internal/arbitraries.js"
 
@@ -183,6 +183,8 @@ describe("PetId from input", () => {
       expect(decoded(PetIdFromString, String(id))).toBe(id)
       expect(decoded(PetIdInput, String(id))).toBe(id)
       expect(decoded(PetIdInput, id)).toBe(id)
+      // A client encodes the path parameter with the same schema.
+      expect(Schema.encodeSync(PetIdFromString)(PetId.make(id))).toBe(String(id))
     }
   )
 

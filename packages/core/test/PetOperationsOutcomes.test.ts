@@ -103,6 +103,9 @@ describe("PetOperations outcomes", () => {
       expect((error as InvalidRequest).details).toEqual([
         { path: "cursor", message: "is not a cursor of this listing (altered, or issued for another status)" }
       ])
+      expect((error as InvalidRequest).message).toBe(
+        "Invalid query: cursor is not a cursor of this listing (altered, or issued for another status)"
+      )
     })))
 
   it.effect("a page holding exactly the animals left has no next cursor; one more animal gives one", () =>

@@ -42,18 +42,31 @@ describe("@animal-store/core", () => {
       expect(Context.unsafeGet(Context.make(Context.GenericTag<unknown>(tag.key), service), tag)).toBe(service)
       return tag.key
     }
-    expect([
-      keyOf(core.PetOperations.PetOperations),
-      keyOf(core.GuardedPetOperations.GuardedPetOperations),
-      keyOf(core.ApiKeyAuth.ApiKeyAuth),
-      keyOf(core.PlanRateLimiter.PlanRateLimiter),
-      keyOf(core.DeprecationPolicy.DeprecationPolicy)
-    ]).toEqual([
-      "@animal-store/core/PetOperations",
-      "@animal-store/core/GuardedPetOperations",
+    const tags = [
+      core.AccessConfig.AccessConfig,
+      core.ApiKeyAuth.ApiKeyAuth,
+      core.ApiKeyStore.ApiKeyStore,
+      core.DeprecationPolicy.DeprecationPolicy,
+      core.GuardedPetOperations.GuardedPetOperations,
+      core.IdempotencyStore.IdempotencyStore,
+      core.ListPetsQuery.CursorSecret,
+      core.PetOperations.PetOperations,
+      core.PetRepository.PetRepository,
+      core.PlanRateLimiter.PlanRateLimiter,
+      core.RateLimitStore.RateLimitStore
+    ] as ReadonlyArray<Context.Tag<unknown, unknown>>
+    expect(tags.map(keyOf)).toEqual([
+      "@animal-store/core/AccessConfig",
       "@animal-store/core/ApiKeyAuth",
+      "@animal-store/core/ApiKeyStore",
+      "@animal-store/core/DeprecationPolicy",
+      "@animal-store/core/GuardedPetOperations",
+      "@animal-store/core/IdempotencyStore",
+      "@animal-store/core/CursorSecret",
+      "@animal-store/core/PetOperations",
+      "@animal-store/core/PetRepository",
       "@animal-store/core/PlanRateLimiter",
-      "@animal-store/core/DeprecationPolicy"
+      "@animal-store/core/RateLimitStore"
     ])
   })
 })

@@ -14,9 +14,10 @@
  */
 import type { ApiKey } from "@animal-store/core"
 import { AccessConfig, ApiKeyAuth } from "@animal-store/core"
-import { Console, Data, Effect, Either, Layer, Option, Redacted } from "effect"
+import { Config, Console, Data, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as Flags from "./internal/flags.js"
 import * as JsonLines from "./internal/jsonLines.js"
+import * as Settings from "./internal/settings.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
 import * as StandaloneServer from "./StandaloneServer.js"
 import * as StoreLocation from "./StoreLocation.js"
@@ -136,9 +137,10 @@ const variablesOf = <T extends Record<string, ServeFlag>>(table: T): { readonly 
  */
 export const serveFlags = variablesOf(serveFlagTable)
 
+/** The flags of `keys` and their variables (`--plan`, `--per-minute` and `--per-day` are flags only). */
 const keysFlags = {
-  "store": "ANIMAL_STORE_STORE",
-  "env": "ANIMAL_STORE_ENV",
+  "store": serveFlags.store,
+  "env": serveFlags.env,
   "plan": undefined,
   "per-minute": undefined,
   "per-day": undefined
@@ -177,7 +179,7 @@ Commands:
 
 serve flags (environment variable; default):
 ${Object.entries(serveFlagTable).map(([flag, entry]) => usageOf(flag, entry as ServeFlag)).join("\n")}
-  ANIMAL_STORE_API_KEYS      keys to provision: <key>:<plan> or <key>:enterprise:<perMinute>:<perDay>, comma-separated
+  ${KeyProvisioning.variable.padEnd(usageColumn - 2)}keys to provision: <key>:<plan> or <key>:enterprise:<perMinute>:<perDay>, comma-separated
 
 keys flags: --store S (ANIMAL_STORE_STORE), --env E (ANIMAL_STORE_ENV)
 `
@@ -186,138 +188,108 @@ type Setting<A> = Either.Either<A, CliError>
 
 const invalid = (name: string, reason: string) => Either.left(new CliError({ message: `--${name}: ${reason}` }))
 
-const settingsOf = (flags: Readonly<Record<string, string | undefined>>, parsed: Flags.Parsed, env: Env) => {
-  const raw = (name: string): string | undefined => {
-    const variable = flags[name]
-    const fromEnv = variable === undefined ? undefined : env[variable]
-    return parsed.values[name] ?? (fromEnv === "" ? undefined : fromEnv)
-  }
-  const read = <A>(name: string, fallback: A, decode: (value: string) => Either.Either<A, string>): Setting<A> => {
-    const value = raw(name)
-    return value === undefined ? Either.right(fallback) : Either.mapLeft(decode(value), (reason) =>
-      new CliError({ message: `--${name}: ${reason}` }))
-  }
-  return { raw, read }
-}
-
-const integer = (min: number, max: number) => (value: string): Either.Either<number, string> =>
-  /^[0-9]+$/.test(value) && Number(value) >= min && Number(value) <= max
-    ? Either.right(Number(value))
-    : Either.left(`expected an integer from ${min} to ${max}, got "${value}"`)
-
-const positive = integer(1, Number.MAX_SAFE_INTEGER)
-
-const environment = (value: string): Either.Either<ApiKey.Environment, string> =>
-  value === "production" || value === "staging"
-    ? Either.right(value)
-    : Either.left(`expected production or staging, got "${value}"`)
-
-const url = (value: string): Either.Either<string, string> => {
-  try {
-    const parsed = new URL(value)
-    return parsed.protocol === "http:" || parsed.protocol === "https:"
-      ? Either.right(value)
-      : Either.left(`expected an http or https URL, got "${value}"`)
-  } catch {
-    return Either.left(`expected an http or https URL, got "${value}"`)
-  }
-}
-
-const onOff = (value: string): Either.Either<boolean, string> =>
-  ["on", "true", "1"].includes(value)
-    ? Either.right(true)
-    : ["off", "false", "0"].includes(value)
-    ? Either.right(false)
-    : Either.left(`expected on or off, got "${value}"`)
-
-const origins = (value: string): Either.Either<ReadonlyArray<string>, string> => {
-  const items = value.split(",").map((item) => item.trim()).filter((item) => item.length > 0)
-  for (const item of items) {
-    if (item === "*") continue
-    try {
-      const parsed = new URL(item)
-      if ((parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.origin !== item.replace(/\/$/, "")) {
-        return Either.left(`expected * or origins such as https://app.example.com, got "${item}"`)
-      }
-    } catch {
-      return Either.left(`expected * or origins such as https://app.example.com, got "${item}"`)
+/**
+ * `serve`'s options from configuration: the server's own settings, core's
+ * `AccessConfig.config`, the store and the keys to provision, each read from
+ * its variable (the flags are put under their variables by `Settings.provider`).
+ */
+const serveConfig: Config.Config<StandaloneServer.Options> = Config.all({
+  port: Settings.parsed(serveFlags.port, Settings.integerIn(0, 65_535)).pipe(Config.withDefault(serveDefaults.port)),
+  host: Config.string(serveFlags.host).pipe(Config.withDefault(serveDefaults.host)),
+  location: Settings.parsed(serveFlags.store, StoreLocation.parse).pipe(Config.withDefault(StoreLocation.defaultLocation)),
+  maxConnections: Config.option(Settings.parsed(serveFlags["pool-size"], Settings.integerIn(1, 1_000))),
+  statementTimeout: Config.option(Settings.parsed(serveFlags["statement-timeout"], Settings.integerIn(0, 86_400_000))),
+  access: AccessConfig.config,
+  production: Config.option(Settings.parsed(serveFlags["base-url"], Settings.httpUrl)),
+  staging: Config.option(Settings.parsed(serveFlags["staging-base-url"], Settings.httpUrl)),
+  trustedProxies: Settings.parsed(serveFlags["trusted-proxies"], Settings.list).pipe(Config.withDefault([])),
+  corsOrigins: Settings.parsed(serveFlags["cors-origins"], Settings.origins).pipe(Config.withDefault([])),
+  cursorSecret: Config.option(Settings.parsed(serveFlags["cursor-secret"], Settings.secret)),
+  accessLog: Settings.parsed(serveFlags["access-log"], Settings.onOff).pipe(Config.withDefault(true)),
+  keys: Settings.parsed(
+    KeyProvisioning.variable,
+    (text) => Either.mapLeft(KeyProvisioning.parse(text), (error) => error.message)
+  ).pipe(Config.withDefault([]))
+}).pipe(Config.map(({ location, maxConnections, production, staging, statementTimeout, ...settings }) => ({
+  host: settings.host,
+  port: settings.port,
+  // Only a PostgreSQL store has a pool and statements: the settings are ignored otherwise.
+  store: location._tag === "Postgres"
+    ? {
+      ...location,
+      maxConnections: Option.getOrUndefined(maxConnections),
+      statementTimeout: Option.getOrUndefined(statementTimeout)
     }
-  }
-  return Either.right(items)
-}
+    : location,
+  access: settings.access,
+  keys: settings.keys,
+  servers: {
+    ...(Option.isSome(production) ? { production: production.value } : {}),
+    ...(Option.isSome(staging) ? { staging: staging.value } : {})
+  },
+  trustedProxies: settings.trustedProxies,
+  corsOrigins: settings.corsOrigins,
+  cursorSecret: Option.getOrUndefined(settings.cursorSecret),
+  accessLog: settings.accessLog
+})))
 
-const secret = (value: string): Either.Either<Redacted.Redacted<string>, string> =>
-  value.length >= 32 ? Either.right(Redacted.make(value)) : Either.left("expected at least 32 characters")
-
-const list = (value: string): Either.Either<ReadonlyArray<string>, string> =>
-  Either.right(value.split(",").map((item) => item.trim()).filter((item) => item.length > 0))
+const readSettings = <A>(
+  config: Config.Config<A>,
+  variables: Readonly<Record<string, string | undefined>>,
+  parsed: Flags.Parsed,
+  env: Env
+): Setting<A> =>
+  Either.mapLeft(
+    Settings.read(config, Settings.provider(variables, parsed.values, env), variables),
+    (message) => new CliError({ message })
+  )
 
 const parseServe = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
   if (parsed.positionals.length > 0) return invalid("serve", `unexpected argument "${parsed.positionals[0]}"`)
-  const { read } = settingsOf(serveFlags, parsed, env)
-  return Either.gen(function*() {
-    const port = yield* read("port", serveDefaults.port, integer(0, 65_535))
-    const host = yield* read("host", serveDefaults.host, (value) => Either.right<string>(value))
-    const location = yield* read("store", StoreLocation.defaultLocation, StoreLocation.parse)
-    const maxConnections = yield* read("pool-size", undefined, (value) => integer(1, 1_000)(value))
-    const statementTimeout = yield* read("statement-timeout", undefined, (value) => integer(0, 86_400_000)(value))
-    // Only a PostgreSQL store has a pool and statements: the settings are ignored otherwise.
-    const store: StoreLocation.StoreLocation = location._tag === "Postgres"
-      ? { ...location, maxConnections, statementTimeout }
-      : location
-    const served = yield* read("env", AccessConfig.defaults.environment, environment)
-    const banAfter = yield* read("ban-after", AccessConfig.defaults.banAfter, positive)
-    const banSeconds = yield* read("ban-seconds", AccessConfig.defaults.banSeconds, positive)
-    const anonymousPerMinute = yield* read("anonymous-per-minute", AccessConfig.defaults.anonymousPerMinute, positive)
-    const production = yield* read("base-url", undefined, (value) => url(value))
-    const staging = yield* read("staging-base-url", undefined, (value) => url(value))
-    const trustedProxies = yield* read("trusted-proxies", [], list)
-    const corsOrigins = yield* read("cors-origins", [], origins)
-    const cursorSecret = yield* read("cursor-secret", undefined, (value) => secret(value))
-    const accessLog = yield* read("access-log", true, onOff)
-    const keys = yield* Either.mapLeft(
-      KeyProvisioning.parse(env["ANIMAL_STORE_API_KEYS"]),
-      (error) => new CliError({ message: error.message })
-    )
-    const options: StandaloneServer.Options = {
-      host,
-      port,
-      store,
-      access: { environment: served, banAfter, banSeconds, anonymousPerMinute },
-      keys,
-      servers: {
-        ...(production === undefined ? {} : { production }),
-        ...(staging === undefined ? {} : { staging })
-      },
-      trustedProxies,
-      corsOrigins,
-      cursorSecret,
-      accessLog
-    }
-    return { _tag: "Serve", options } as const
-  })
+  return Either.map(readSettings(serveConfig, serveFlags, parsed, env), (options) => ({ _tag: "Serve", options }) as const)
 }
+
+const keysConfig = Config.all({
+  store: Settings.parsed(keysFlags.store, StoreLocation.parse).pipe(Config.withDefault(StoreLocation.defaultLocation)),
+  environment: Config.option(AccessConfig.environment)
+})
+
+/** A flag without a variable: its value decoded, or `undefined` when absent. */
+const flagOnly = <A>(
+  parsed: Flags.Parsed,
+  name: string,
+  decode: (text: string) => Either.Either<A, string>
+): Setting<A | undefined> => {
+  const text = parsed.values[name]
+  return text === undefined
+    ? Either.right(undefined)
+    : Either.mapLeft(decode(text), (reason) => new CliError({ message: `--${name}: ${reason}` }))
+}
+
+const limit = Settings.integerIn(1, Number.MAX_SAFE_INTEGER)
 
 const parseKeys = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
   const [action, ...rest] = parsed.positionals
-  const { raw, read } = settingsOf(keysFlags, parsed, env)
   return Either.gen(function*() {
-    const store = yield* read("store", StoreLocation.defaultLocation, StoreLocation.parse)
+    const { environment, store } = yield* readSettings(keysConfig, keysFlags, parsed, env)
     switch (action) {
       case "create": {
         if (rest.length > 0) return yield* invalid("keys create", `unexpected argument "${rest[0]}"`)
-        const plan = raw("plan")
+        const plan = parsed.values["plan"]
         if (plan === undefined) return yield* invalid("plan", `is required (${KeyProvisioning.planNames})`)
         if (!KeyProvisioning.isPlan(plan)) return yield* invalid("plan", `expected ${KeyProvisioning.planNames}, got "${plan}"`)
-        const perMinute = yield* read("per-minute", undefined, (value) => positive(value))
-        const perDay = yield* read("per-day", undefined, (value) => positive(value))
-        const served = yield* read("env", undefined, (value) => environment(value))
+        const perMinute = yield* flagOnly(parsed, "per-minute", limit)
+        const perDay = yield* flagOnly(parsed, "per-day", limit)
         const limits = perMinute === undefined && perDay === undefined
           ? undefined
           : perMinute !== undefined && perDay !== undefined
           ? { perMinute, perDay }
           : yield* invalid("per-minute", "--per-minute and --per-day go together")
-        return { _tag: "KeysCreate", store, options: { plan, limits, environment: served } } as const
+        return {
+          _tag: "KeysCreate",
+          store,
+          options: { plan, limits, environment: Option.getOrUndefined(environment) }
+        } as const
       }
       case "list":
         if (rest.length > 0) return yield* invalid("keys list", `unexpected argument "${rest[0]}"`)

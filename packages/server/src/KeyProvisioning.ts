@@ -13,6 +13,14 @@ import { ApiKeyAuth, Plan } from "@animal-store/core"
 import { Data, Effect, Either, Redacted, Schema } from "effect"
 
 /**
+ * The environment variable the keys are read from.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const variable = "ANIMAL_STORE_API_KEYS"
+
+/**
  * One key to provision.
  *
  * @since 1.0.0
@@ -51,7 +59,7 @@ const positiveInteger = /^[1-9][0-9]{0,15}$/
 
 const parseEntry = (text: string, position: number): Either.Either<Entry, ProvisioningError> => {
   const fail = (reason: string) =>
-    Either.left(new ProvisioningError({ message: `ANIMAL_STORE_API_KEYS entry ${position}: ${reason}` }))
+    Either.left(new ProvisioningError({ message: `${variable} entry ${position}: ${reason}` }))
   const [secret, plan, perMinute, perDay, ...rest] = text.trim().split(":")
   if (secret === undefined || secret === "" || plan === undefined || rest.length > 0) {
     return fail("expected <key>:<plan> or <key>:enterprise:<perMinute>:<perDay>")
@@ -94,5 +102,5 @@ export const provision = (
     Effect.forEach(entries, (entry, i) =>
       auth.provision(entry.secret, entry.options).pipe(
         Effect.catchTag("InvalidRequest", (invalid) =>
-          Effect.fail(new ProvisioningError({ message: `ANIMAL_STORE_API_KEYS entry ${i + 1}: ${invalid.message}` })))
+          Effect.fail(new ProvisioningError({ message: `${variable} entry ${i + 1}: ${invalid.message}` })))
       ), { discard: true }))

@@ -64,6 +64,13 @@ describe("animal-store serve options", () => {
     })
   }
 
+  it("an empty variable is unset, and a flag-only value is never read from the environment", () => {
+    const defaults = serveOptions([])
+    expect(serveOptions([], Object.fromEntries(Object.values(Cli.serveFlags).map((variable) => [variable, ""])))).toEqual(defaults)
+    expect(Either.getOrThrow(Cli.parse(["keys", "create", "--plan", "free"], { "per-minute": "5", PER_MINUTE: "5" })))
+      .toMatchObject({ options: { plan: "free", limits: undefined } })
+  })
+
   it("the usage names every flag with its variable, and the defaults the parser applies", () => {
     for (const [flag, variable] of Object.entries(Cli.serveFlags)) {
       expect(Cli.usage).toMatch(new RegExp(`--${flag} [^\\n]*(\\n {29}[^\\n]*)*\\(${variable}; `))
@@ -114,7 +121,13 @@ describe("animal-store serve options", () => {
     expect(failure(["serve", "--store", "memory", "--pool-size", "0"])).toMatch(/^--pool-size: /)
     expect(failure(["serve", "--store", "memory", "--statement-timeout", "soon"])).toMatch(/^--statement-timeout: /)
     expect(failure(["serve", "--env", "dev"])).toMatch(/^--env: expected production or staging/)
-    expect(failure(["serve", "--ban-after", "0"])).toMatch(/^--ban-after: /)
+    // The access settings are core's AccessConfig.config, read with the flags over the environment.
+    expect(failure(["serve", "--ban-after", "0"])).toBe('--ban-after: expected a positive integer, got "0"')
+    expect(failure(["serve"], { ANIMAL_STORE_BAN_SECONDS: "1e3" })).toBe('--ban-seconds: expected a positive integer, got "1e3"')
+    expect(failure(["serve", "--ban-after", "3"], { ANIMAL_STORE_BAN_AFTER: "x" })).toBe("(parsed)")
+    expect(failure(["keys", "create", "--plan", "free", "--env", "dev"])).toBe('--env: expected production or staging, got "dev"')
+    expect(failure(["keys", "create", "--plan", "enterprise", "--per-minute", "0", "--per-day", "1"]))
+      .toMatch(/^--per-minute: expected an integer from 1 to /)
     expect(failure(["serve", "--base-url", "ftp://x"])).toMatch(/^--base-url: /)
     expect(failure(["serve", "--cors-origins", "https://app.example.com/path"])).toMatch(/^--cors-origins: /)
     expect(failure(["serve", "--cursor-secret", "short"])).toMatch(/^--cursor-secret: /)

@@ -16,24 +16,12 @@ export const environmentOf = (secret: string): Environment | undefined => {
 }
 
 /**
- * SHA-256 of `secret` in hex by one-shot hashing (Node 20.12 and later), about
- * three times cheaper than a `Hash` object.
+ * The digest a key is stored and found by: SHA-256 of the whole secret, in
+ * hex. One-shot hashing (`crypto.hash`, in every Node these packages support)
+ * is about three times cheaper than a `Hash` object.
  * @internal
  */
-export const digestOneShot = (secret: string): string => Crypto.hash("sha256", secret, "hex")
-
-/**
- * The same digest with a `Hash` object, for Node before 20.12.
- * @internal
- */
-export const digestWithHash = (secret: string): string =>
-  Crypto.createHash("sha256").update(secret, "utf8").digest("hex")
-
-/**
- * The digest a key is stored and found by: SHA-256 of the whole secret, in hex.
- * @internal
- */
-export const digestOf: (secret: string) => string = typeof Crypto.hash === "function" ? digestOneShot : digestWithHash
+export const digestOf = (secret: string): string => Crypto.hash("sha256", secret, "hex")
 
 /**
  * A new secret: the environment prefix and 32 random bytes (256 bits) in base64url.

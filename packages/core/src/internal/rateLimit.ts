@@ -86,7 +86,8 @@ const reportedWindow = (windows: Arr.NonEmptyReadonlyArray<RateLimitWindow>): Ra
  *   a number beyond `banAfter` starts a ban of `banSeconds` (`Banned`),
  *   otherwise `RateLimited` until the latest reset among the full windows.
  *   Counted in no window.
- * - Else accepted: counted in every window, numbering of refusals restarts.
+ * - Else accepted: counted in both windows (a subject whose rules have no day
+ *   window keeps a day count that no rule reads), numbering of refusals restarts.
  *
  * It runs on every request, so it is written as plain loops and branches.
  *
@@ -99,14 +100,10 @@ export const decide = (rules: RateLimitRules, now: number) =>
   const refusedCount = state?.refusedCount ?? 0
   const bannedUntil = state?.bannedUntil ?? 0
 
-  let hasMinute = false
-  let hasDay = false
   let full = false
   let latestFullReset = 0
   for (const { limit, name } of rules.windows) {
     const counter = name === "minute" ? minute : day
-    if (name === "minute") hasMinute = true
-    else hasDay = true
     if (counter.count >= limit) {
       full = true
       latestFullReset = Math.max(latestFullReset, resetOf(name, counter))
@@ -162,9 +159,9 @@ export const decide = (rules: RateLimitRules, now: number) =>
     },
     {
       minuteStart: minute.start,
-      minuteCount: hasMinute ? minute.count + consumed : 0,
+      minuteCount: minute.count + consumed,
       dayStart: day.start,
-      dayCount: hasDay ? day.count + consumed : 0,
+      dayCount: day.count + consumed,
       refusedCount: refused,
       bannedUntil: banEnd
     }

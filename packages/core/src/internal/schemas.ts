@@ -7,7 +7,7 @@ export const maxId = Number.MAX_SAFE_INTEGER
 export const PositiveSafeInt = Schema.Number.pipe(
   Schema.filter(
     (n) => (Number.isSafeInteger(n) && n >= 1) || `must be an integer from 1 to ${maxId}`,
-    { identifier: "PositiveSafeInt", jsonSchema: { type: "integer", format: "int64", minimum: 1, maximum: maxId } }
+    { jsonSchema: { type: "integer", format: "int64", minimum: 1, maximum: maxId } }
   )
 )
 
