@@ -31,6 +31,7 @@ import * as PostgresMigrations from "./PostgresMigrations.js"
 import * as PostgresPetRepository from "./PostgresPetRepository.js"
 import * as PostgresRateLimitStore from "./PostgresRateLimitStore.js"
 import * as PostgresStoreSecrets from "./PostgresStoreSecrets.js"
+import * as PostgresUrl from "./PostgresUrl.js"
 
 /**
  * @since 1.0.0
@@ -68,26 +69,6 @@ export const defaults = {
 } as const
 
 
-/**
- * `url` with its password replaced by `***`, for messages and logs. A text
- * that is not a URL is replaced as a whole.
- *
- * @since 1.0.0
- * @category conversions
- */
-export const redactUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== "") parsed.password = "***"
-    for (const name of [...parsed.searchParams.keys()]) {
-      if (/pass|secret|token|key/i.test(name)) parsed.searchParams.set(name, "***")
-    }
-    return parsed.toString()
-  } catch {
-    return "<an invalid PostgreSQL URL>"
-  }
-}
-
 const millis = (duration: Duration.DurationInput): number => Math.max(0, Math.round(Duration.toMillis(duration)))
 
 /**
@@ -101,7 +82,7 @@ const millis = (duration: Duration.DurationInput): number => Math.max(0, Math.ro
 export const makeClient = (options: Options): Effect.Effect<PgClient.PgClient, StoreError.StoreError, Scope.Scope> =>
   Effect.gen(function*() {
     const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
-    const opening = `Connecting to the PostgreSQL database ${redactUrl(url)}`
+    const opening = `Connecting to the PostgreSQL database ${PostgresUrl.redact(url)}`
     const statementTimeout = millis(options.statementTimeout ?? defaults.statementTimeout)
     const connectTimeout = millis(options.connectTimeout ?? defaults.connectTimeout)
     const client = yield* PgClient.fromPool({

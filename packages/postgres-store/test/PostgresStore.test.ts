@@ -3,7 +3,7 @@ import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import Pg from "pg"
-import { PostgresDatabase, PostgresMigrations, PostgresStore } from "../src/index.js"
+import { PostgresDatabase, PostgresMigrations, PostgresStore, PostgresUrl } from "../src/index.js"
 import { freshSchema, useCluster } from "./support/fresh.js"
 
 const cluster = useCluster()
@@ -135,7 +135,7 @@ describe("PostgresStore", () => {
       )
       expect(error.message).toMatch(/Invalid schema name "Bad-Name"/)
       expect(PostgresDatabase.isSchemaName("animal_store")).toBe(true)
-      expect(PostgresStore.redactUrl("postgres://u:p%40ss@h:5/db?password=x&sslmode=require")).toBe(
+      expect(PostgresUrl.redact("postgres://u:p%40ss@h:5/db?password=x&sslmode=require")).toBe(
         "postgres://u:***@h:5/db?password=***&sslmode=require"
       )
     }))

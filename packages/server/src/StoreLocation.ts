@@ -13,6 +13,7 @@
  */
 import type { AnimalStore, StoreError } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
+import * as PostgresUrl from "@animal-store/postgres-store/PostgresUrl"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { Effect, Either, Layer, Redacted } from "effect"
 
@@ -40,34 +41,6 @@ export type StoreLocation =
  */
 export const defaultLocation: StoreLocation = { _tag: "Sqlite", filename: "./data/animal-store.db" }
 
-const isPostgresUrl = (value: string): boolean => {
-  if (!/^postgres(ql)?:\/\//.test(value)) return false
-  try {
-    return new URL(value).hostname !== "" || new URL(value).searchParams.has("host")
-  } catch {
-    return false
-  }
-}
-
-/**
- * `url` with its password (and any secret-looking query parameter) as `***`.
- *
- * @since 1.0.0
- * @category conversions
- */
-export const redactUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== "") parsed.password = "***"
-    for (const name of [...parsed.searchParams.keys()]) {
-      if (/pass|secret|token|key/i.test(name)) parsed.searchParams.set(name, "***")
-    }
-    return parsed.toString()
-  } catch {
-    return "<an invalid PostgreSQL URL>"
-  }
-}
-
 /**
  * Reads `memory`, `sqlite:<path>` or `postgres://...` (also `postgresql://`);
  * `Left` with the reason otherwise. The reason never repeats a PostgreSQL
@@ -82,9 +55,9 @@ export const parse = (value: string): Either.Either<StoreLocation, string> => {
     return Either.right({ _tag: "Sqlite", filename: value.slice("sqlite:".length) })
   }
   if (/^postgres(ql)?:/.test(value)) {
-    return isPostgresUrl(value)
+    return PostgresUrl.isValid(value)
       ? Either.right({ _tag: "Postgres", url: Redacted.make(value) })
-      : Either.left(`expected postgres://user:password@host:port/database, got ${redactUrl(value)}`)
+      : Either.left(`expected postgres://user:password@host:port/database, got ${PostgresUrl.redact(value)}`)
   }
   return Either.left(`expected memory, sqlite:<path> or postgres://user:password@host:port/database, got "${value}"`)
 }
@@ -100,7 +73,7 @@ export const format = (location: StoreLocation): string =>
     ? "memory"
     : location._tag === "Sqlite"
     ? `sqlite:${location.filename}`
-    : redactUrl(Redacted.value(location.url))
+    : PostgresUrl.redact(Redacted.value(location.url))
 
 /**
  * The store ports at `location` (with its cursor secret). The PostgreSQL store is loaded on

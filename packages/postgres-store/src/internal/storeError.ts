@@ -4,34 +4,10 @@ import { Effect, Option } from "effect"
 
 type Reason = StoreError.StoreError["reason"]
 
-/** The objects along a cause chain (`cause` of `cause` ...), outermost first, at most 8. */
-const causeChain = (u: unknown): ReadonlyArray<object> => {
-  const chain: Array<object> = []
-  for (let current = u; typeof current === "object" && current !== null && chain.length < 8;) {
-    chain.push(current)
-    current = (current as { readonly cause?: unknown }).cause
-  }
-  return chain
-}
-
 /** The first `code` found along the chain: a SQLSTATE (five characters) or a Node error code (`ECONNREFUSED`). */
-const codeOf = (u: unknown): string | undefined => {
-  for (const current of causeChain(u)) {
-    const code = (current as { readonly code?: unknown }).code
-    if (typeof code === "string" && code.length > 0) return code
-  }
-  return undefined
-}
+const codeOf = (u: unknown): string | undefined => StoreError.codeAlongCauses(u, (code) => code.length > 0)
 
-/** The distinct messages along the cause chain, outermost first. */
-const messagesOf = (u: unknown): string => {
-  const found: Array<string> = []
-  for (const current of causeChain(u)) {
-    const message = current instanceof Error ? current.message : ""
-    if (message !== "" && !found.includes(message)) found.push(message)
-  }
-  return found.length === 0 ? String(u) : found.join(": ")
-}
+const messagesOf = StoreError.messagesAlongCauses
 
 // What the pg driver says when the connection goes away or cannot be made,
 // without a code of its own.
@@ -88,9 +64,8 @@ export const fromCause = (doing: string, cause: unknown, fallback: Reason = "Unk
 }
 
 const isDriverFailure = (u: unknown): boolean =>
-  causeChain(u).some((current) =>
-    (current as { readonly _tag?: unknown })._tag === "SqlError" ||
-    typeof (current as { readonly code?: unknown }).code === "string"
+  StoreError.causeChain(u).some((link) =>
+    (link as { readonly _tag?: unknown })._tag === "SqlError" || typeof (link as { readonly code?: unknown }).code === "string"
   ) || connectionMessage.test(messagesOf(u))
 
 /**

@@ -4,23 +4,7 @@ import { Effect, Option } from "effect"
 
 type Reason = StoreError.StoreError["reason"]
 
-/** The objects along a cause chain (`cause` of `cause` ...), outermost first, at most 8. */
-const causeChain = (u: unknown): ReadonlyArray<object> => {
-  const chain: Array<object> = []
-  for (let current = u; typeof current === "object" && current !== null && chain.length < 8;) {
-    chain.push(current)
-    current = (current as { readonly cause?: unknown }).cause
-  }
-  return chain
-}
-
-const sqliteCode = (u: unknown): string | undefined => {
-  for (const current of causeChain(u)) {
-    const code = (current as { readonly code?: unknown }).code
-    if (typeof code === "string" && code.startsWith("SQLITE_")) return code
-  }
-  return undefined
-}
+const sqliteCode = (u: unknown): string | undefined => StoreError.codeAlongCauses(u, (code) => code.startsWith("SQLITE_"))
 
 const hints: { readonly [R in Reason]: string } = {
   Unavailable: "the database file cannot be opened",
@@ -46,16 +30,6 @@ const classify = (code: string | undefined, fallback: Reason): readonly [Reason,
   return ["Unknown", hints.Unknown]
 }
 
-/** The distinct messages along the cause chain, outermost first. */
-const messages = (u: unknown): string => {
-  const found: Array<string> = []
-  for (const current of causeChain(u)) {
-    const message = current instanceof Error ? current.message : ""
-    if (message !== "" && !found.includes(message)) found.push(message)
-  }
-  return found.length === 0 ? String(u) : found.join(": ")
-}
-
 /**
  * The `StoreError` of a SQLite failure: its reason from the SQLite result
  * code found along the cause chain, its message naming what was done.
@@ -65,7 +39,7 @@ const messages = (u: unknown): string => {
 export const fromCause = (doing: string, cause: unknown, fallback: Reason = "Unknown"): StoreError.StoreError => {
   const code = sqliteCode(cause)
   const [reason, hint] = classify(code, fallback)
-  return new StoreError.StoreError({ reason, message: `${doing}: ${hint} (${code ?? "error"}: ${messages(cause)})`, cause })
+  return new StoreError.StoreError({ reason, message: `${doing}: ${hint} (${code ?? "error"}: ${StoreError.messagesAlongCauses(cause)})`, cause })
 }
 
 const isSqliteFailure = (u: unknown): boolean => sqliteCode(u) !== undefined
