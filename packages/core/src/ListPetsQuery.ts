@@ -53,10 +53,7 @@ const cursorPattern = /^c1\.([A-Za-z0-9_-]{1,28})\.([A-Za-z0-9_-]{22})$/
  * @category schemas
  */
 export const Cursor = Schema.String.pipe(
-  Schema.filter((s) => cursorPattern.test(s) || "is not a valid cursor", {
-    identifier: "Cursor",
-    jsonSchema: { type: "string" }
-  })
+  Schema.filter((s) => cursorPattern.test(s) || "is not a valid cursor", { identifier: "Cursor" })
 )
 
 /**
