@@ -60,8 +60,11 @@ export interface Options {
   readonly corsOrigins?: ReadonlyArray<string> | undefined
   /** Peer addresses whose `X-Forwarded-For` is believed. Default none. */
   readonly trustedProxies?: ReadonlyArray<string> | undefined
-  /** One access-log line per request. Default `true`. */
-  readonly accessLog?: boolean | undefined
+  /**
+   * One access-log line per request: `true` (the default) logs it with the
+   * host's Effect logger, a `Writer` writes it itself, `false` writes none.
+   */
+  readonly accessLog?: boolean | AccessLog.Writer | undefined
 }
 
 /**
@@ -217,19 +220,19 @@ export const makeHandlers = (
             matched !== undefined && matched._tag === "Options" ? matched.allow : undefined
           )
         }
-        return accessLog
-          ? Effect.as(
-            AccessLog.log({
-              method: request.method,
-              path,
-              status: stamped.status,
-              durationMs: finished - started,
-              client: client.clientAddress,
-              keyId
-            }),
-            stamped
-          )
-          : Effect.succeed(stamped)
+        if (accessLog === false) return Effect.succeed(stamped)
+        const entry: AccessLog.Entry = {
+          method: request.method,
+          path,
+          status: stamped.status,
+          durationMs: finished - started,
+          client: client.clientAddress,
+          keyId
+        }
+        return Effect.as(
+          accessLog === true ? AccessLog.log(entry) : AccessLog.write(accessLog, entry, finished),
+          stamped
+        )
       })
 
     const serve = (request: HttpExchange.Request, started: number): Effect.Effect<HttpExchange.Response> => {
@@ -267,7 +270,7 @@ export const makeHandlers = (
 
     const handle: RequestHandler = (request) =>
       Effect.catchAllCause(
-        accessLog ? Effect.flatMap(Clock.currentTimeMillis, (started) => serve(request, started)) : serve(request, 0),
+        accessLog === false ? serve(request, 0) : Effect.flatMap(Clock.currentTimeMillis, (started) => serve(request, started)),
         defect
       )
 

@@ -358,7 +358,8 @@ const storeFailure = (store: StoreLocation.StoreLocation) => (error: { readonly 
   new CliError({ message: `cannot use the store ${StoreLocation.format(store)}: ${error.message}` })
 
 const serve = (options: StandaloneServer.Options): Effect.Effect<void, CliError> =>
-  Layer.launch(StandaloneServer.layer(options)).pipe(
+  // The access log goes straight to the JSON lines of stdout, in the logger's format.
+  Layer.launch(StandaloneServer.layer({ ...options, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })).pipe(
     Effect.catchTags({
       StoreError: (error) => Effect.fail(storeFailure(options.store)(error)),
       ServeError: (error) =>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import { Writable } from "node:stream"
+import { AccessLog } from "@animal-store/http-adapter"
 import * as JsonLines from "../src/internal/jsonLines.js"
 
 const collecting = () => {
@@ -42,5 +43,33 @@ describe("the server's JSON lines", () => {
       yield* Effect.promise(nextTurn)
       expect(writes).toHaveLength(2)
       expect(JSON.parse(writes[1]!).message).toBe("third")
+    }))
+
+  it.live("an access line is the line the logger writes for AccessLog.log of the same request", () =>
+    Effect.gen(function*() {
+      const entries: ReadonlyArray<AccessLog.Entry> = [
+        { method: "GET", path: "/v1/pets", status: 200, durationMs: 3, client: "127.0.0.1", keyId: "key_abc" },
+        { method: "POST", path: "/v1/pets", status: 401, durationMs: 0, client: "::1", keyId: undefined }
+      ]
+      for (const entry of entries) {
+        const fromLogger = collecting()
+        const written = collecting()
+        const writer = JsonLines.accessLog(written.stream)
+        const answeredAt = Date.UTC(2026, 10, 24, 12, 0, 0, 123)
+        yield* Effect.provide(
+          Effect.zipRight(
+            AccessLog.log(entry),
+            AccessLog.write(writer, entry, answeredAt)
+          ),
+          Logger.replace(Logger.defaultLogger, JsonLines.make(fromLogger.stream))
+        )
+        yield* Effect.promise(nextTurn)
+        const logged = JSON.parse(fromLogger.writes.join(""))
+        const direct = JSON.parse(written.writes.join(""))
+        // Same fiber, so same fiberId; the logger stamps its own clock, the writer the time of the answer.
+        expect(direct.timestamp).toBe("2026-11-24T12:00:00.123Z")
+        expect(direct).toEqual({ ...logged, timestamp: direct.timestamp })
+        expect(Object.keys(direct)).toEqual(Object.keys(logged))
+      }
     }))
 })

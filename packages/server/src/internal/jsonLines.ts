@@ -9,10 +9,11 @@
  *
  * @internal
  */
-import { Effect, Layer, Logger } from "effect"
+import { AccessLog } from "@animal-store/http-adapter"
+import { Effect, FiberId, Layer, Logger } from "effect"
 
-/** A logger that appends each JSON line to the next batch written to `stream`. */
-export const make = (stream: NodeJS.WritableStream = process.stdout): Logger.Logger<unknown, void> => {
+/** Lines gathered over a turn of the event loop and written to `stream` in one call. */
+const makeBatch = (stream: NodeJS.WritableStream) => {
   let pending = ""
   let scheduled = false
   const flush = () => {
@@ -23,13 +24,56 @@ export const make = (stream: NodeJS.WritableStream = process.stdout): Logger.Log
     stream.write(text)
   }
   process.once("exit", flush)
-  return Logger.make((options) => {
-    pending += Logger.jsonLogger.log(options) + "\n"
+  return (line: string): void => {
+    pending += line + "\n"
     if (!scheduled) {
       scheduled = true
       setImmediate(flush)
     }
+  }
+}
+
+/** The lines of stdout: the logger's and the access log's, in one order. */
+const stdout = makeBatch(process.stdout)
+
+/** A logger that appends each JSON line to the next batch written to `stream`. */
+export const make = (stream: NodeJS.WritableStream = process.stdout): Logger.Logger<unknown, void> => {
+  const append = stream === process.stdout ? stdout : makeBatch(stream)
+  return Logger.make((options) => append(Logger.jsonLogger.log(options)))
+}
+
+/**
+ * The access-log line of a request, as `Logger.jsonLogger` writes an
+ * `Effect.logInfo(AccessLog.message)` with the entry as annotations (the same
+ * fields in the same order), without going through the logger.
+ *
+ * @internal
+ */
+export const accessLine = (entry: AccessLog.Entry, fiberId: FiberId.Runtime, date: Date): string =>
+  JSON.stringify({
+    message: AccessLog.message,
+    logLevel: "INFO",
+    timestamp: date.toISOString(),
+    annotations: {
+      method: entry.method,
+      path: entry.path,
+      status: entry.status,
+      durationMs: entry.durationMs,
+      client: entry.client,
+      keyId: entry.keyId
+    },
+    spans: {},
+    fiberId: FiberId.threadName(fiberId)
   })
+
+/**
+ * The standalone server's access log: `accessLine`s in the batches of stdout.
+ *
+ * @internal
+ */
+export const accessLog = (stream: NodeJS.WritableStream = process.stdout): AccessLog.Writer => {
+  const append = stream === process.stdout ? stdout : makeBatch(stream)
+  return (entry, fiberId, date) => append(accessLine(entry, fiberId, date))
 }
 
 /**
