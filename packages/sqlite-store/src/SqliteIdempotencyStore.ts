@@ -10,8 +10,11 @@
  * (the rule's `InUse` never happens on this store), and a process killed at
  * any point leaves either both the animal and its record or neither.
  *
- * A record is keyed by its animal's id (schema version 6), with a unique
- * index on `(scope, key)`: records are appended in creation order, which is
+ * A record is keyed by its animal's id (schema version 6) and found through
+ * an index of keys, its scope compared in the row (version 7: one record per
+ * scope and key is what the locked read-then-insert keeps, not a unique
+ * index, whose entries would be three times as large). Records are appended
+ * in creation order, which is
  * expiry order (every record lives 24 hours), so purging deletes from the
  * head of the table, a few per creating call, never scanning live records.
  * Processes sharing the file read their clocks before taking the write lock,

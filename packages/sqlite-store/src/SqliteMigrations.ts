@@ -105,6 +105,15 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError, S
       sql`DROP TABLE idempotency_keys`,
       sql`ALTER TABLE idempotency_keys_by_pet RENAME TO idempotency_keys`,
       sql`CREATE UNIQUE INDEX idempotency_keys_scope_key ON idempotency_keys (scope, key)`
+    ], { discard: true })),
+  // Records found by their key alone (the scope is compared in the row): an
+  // index entry a third of the size, so fewer pages written per keyed create
+  // (`node --import tsx bench/idempotency.ts`). One record per (scope, key)
+  // stays the rule of the write transaction that reads before it inserts.
+  "7_idempotency_keys_by_key": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`DROP INDEX idempotency_keys_scope_key`,
+      sql`CREATE INDEX idempotency_keys_key ON idempotency_keys (key)`
     ], { discard: true }))
 }
 

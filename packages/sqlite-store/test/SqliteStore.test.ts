@@ -39,7 +39,7 @@ const pragma = (name: string) =>
     Effect.map(sql.unsafe<Record<string, unknown>>(`PRAGMA ${name}`), (rows) => Object.values(rows[0] ?? {})[0]))
 
 describe("SqliteStore", () => {
-  it.scoped("creates the file and its folder, with WAL, synchronous NORMAL and a busy timeout", () =>
+  it.scoped("creates the file and its folder, with WAL, synchronous NORMAL, the checkpoint interval and a busy timeout", () =>
     Effect.gen(function*() {
       const filename = yield* tempDatabase
       expect(Fs.existsSync(Path.dirname(filename))).toBe(false)
@@ -47,6 +47,7 @@ describe("SqliteStore", () => {
         expect(yield* pragma("journal_mode")).toBe("wal")
         expect(yield* pragma("synchronous")).toBe(1)
         expect(yield* pragma("busy_timeout")).toBe(5_000)
+        expect(yield* pragma("wal_autocheckpoint")).toBe(SqliteDatabase.walAutocheckpointPages)
       }).pipe(Effect.provide(clientLayer({ filename })))
       expect(Fs.statSync(filename).isFile()).toBe(true)
       const full = yield* pragma("synchronous").pipe(
@@ -159,6 +160,40 @@ describe("SqliteStore", () => {
         categoryId: 3,
         status: "sold"
       })
+    }))
+
+  it.scoped("records of a version 6 database are found by migration 7's key index, each in its own scope", () =>
+    Effect.gen(function*() {
+      const filename = Path.join(yield* tempFolder, "store.db")
+      const now = Date.UTC(2026, 0, 1)
+      const rex = { name: "Rex", categoryId: 3, status: "sold" }
+      const tom = { name: "Tom", categoryId: 4, status: "pending" }
+      yield* Effect.gen(function*() {
+        const version6 = Object.fromEntries(
+          Object.entries(SqliteMigrations.migrations).filter(([id]) => Number.parseInt(id, 10) <= 6)
+        )
+        yield* SqliteMigrations.migrateTo(version6)
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`INSERT INTO pets (id, name, category_id, status) VALUES (7, 'Rex', 3, 'sold'), (8, 'Tom', 4, 'pending')`
+        yield* sql`INSERT INTO idempotency_keys (pet_id, scope, key, fingerprint, expires_at) VALUES
+          (7, 'key-1', 'retry-1', ${Idempotency.fingerprint(rex)}, ${now + 1000}),
+          (8, 'key-2', 'retry-1', ${Idempotency.fingerprint(tom)}, ${now + 1000})`
+      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, SqliteDatabase.make({ filename }))))
+      const retry = (scope: string, body: typeof rex) =>
+        Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
+          store.createPet({
+            scope,
+            key: "retry-1",
+            pet: body as Pet.NewPet,
+            now,
+            decide: Idempotency.decide(Idempotency.fingerprint(body), now)
+          }))
+      const [first, second, third] = yield* Effect.all([retry("key-1", rex), retry("key-2", tom), retry("key-3", rex)]).pipe(
+        Effect.provide(SqliteStore.layer({ filename }))
+      )
+      expect(first._tag === "Replayed" ? first.pet.id : first._tag).toBe(7)
+      expect(second._tag === "Replayed" ? second.pet.id : second._tag).toBe(8)
+      expect(third._tag).toBe("Created")
     }))
 
   it.scoped("writes of one turn commit together: each gets its result after the commit, or all fail and none is stored", () =>
