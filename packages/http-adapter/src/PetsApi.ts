@@ -3,8 +3,12 @@
  * `createPet` and `getPet` (deprecated), secured by the bearer scheme. Its
  * paths (`/pets`, `/pets/:petId`) are relative to the base address, which
  * ends in `/v1`, and its operations are top level, so the document's
- * operationIds are the interface's names. The OpenAPI document and the routes
- * (404/405) come from this one definition; `RequestHandler` serves it.
+ * operationIds are the interface's names. Its endpoints are one route table,
+ * `endpoints`, keyed by core's operation names: the OpenAPI document and the
+ * routes (404/405) come from it; `RequestHandler` serves it. Each endpoint
+ * declares its document beside it (response headers, descriptions: an
+ * `OpenApi.Transform`). It declares no middleware: the bearer credential is
+ * checked by core's admission, which `RequestHandler` runs.
  *
  * It declares the interface faithfully with core's schemas (integer ids,
  * `limit` 1..100, the status enum, `NewPet`, `Pet`, `Pets`, `Error`), so it
@@ -14,15 +18,17 @@
  *
  * @since 1.0.0
  */
+import type { PetOperations } from "@animal-store/core"
 import { ApiError, Idempotency, ListPetsQuery, Pet } from "@animal-store/core"
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
+import type { HttpMethod } from "@effect/platform/HttpMethod"
+import type * as HttpRouter from "@effect/platform/HttpRouter"
 import { Schema } from "effect"
+import * as OperationDocs from "./internal/operationDocs.js"
 
 /**
  * The version segment every path starts with.
@@ -90,27 +96,6 @@ const PetIdFromPath = Pet.PetIdFromString.annotations({
   }
 })
 
-/**
- * The bearer security of every operation, as the document describes it. The
- * credential is checked, with the rate limits, by `RequestHandler` once the
- * route is matched and before the route's handler runs (so a request without
- * a valid key is refused before its body is read).
- *
- * @since 1.0.0
- * @category security
- */
-export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("@animal-store/http-adapter/Authorization", {
-  security: {
-    bearer: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(
-        OpenApi.Description,
-        "An API key (`ask_live_...` in production, `ask_test_...` in staging) sent as `Authorization: Bearer <key>`."
-      )
-    )
-  },
-  failure: errorOf("unauthorized")
-}) {}
-
 const Pets = Schema.Array(Pet.Pet).annotations({ identifier: "Pets" })
 
 const listPets = HttpApiEndpoint.get("listPets", "/pets")
@@ -123,6 +108,7 @@ const listPets = HttpApiEndpoint.get("listPets", "/pets")
   }))
   .addSuccess(Pets)
   .addError(errorOf("invalid_request"))
+  .annotate(OpenApi.Transform, OperationDocs.operation({ success: [OperationDocs.sometimes("Link")] }))
   .annotate(OpenApi.Summary, "List animals")
   .annotate(
     OpenApi.Description,
@@ -149,6 +135,13 @@ const createPet = HttpApiEndpoint.post("createPet", "/pets")
   .addError(errorOf("payload_too_large"))
   .addError(errorOf("unsupported_media_type"))
   .addError(errorOf("idempotency_key_reused"))
+  .annotate(
+    OpenApi.Transform,
+    OperationDocs.operation({
+      success: [OperationDocs.always("Location"), OperationDocs.sometimes("Idempotent-Replayed")],
+      requestHeaders: { "idempotency-key": "Idempotency-Key" }
+    })
+  )
   .annotate(OpenApi.Summary, "Add an animal")
   .annotate(
     OpenApi.Description,
@@ -164,6 +157,16 @@ const getPet = HttpApiEndpoint.get("getPet", "/pets/:petId")
   .addError(errorOf("invalid_request"))
   .addError(errorOf("not_found"))
   .addError(errorOf("gone"))
+  .annotate(
+    OpenApi.Transform,
+    OperationDocs.operation({
+      every: [
+        OperationDocs.always("Deprecation"),
+        OperationDocs.always("Sunset"),
+        OperationDocs.always("SuccessorLink", "Link")
+      ]
+    })
+  )
   .annotate(OpenApi.Summary, "Get an animal (deprecated)")
   .annotate(
     OpenApi.Description,
@@ -172,16 +175,45 @@ const getPet = HttpApiEndpoint.get("getPet", "/pets/:petId")
   .annotate(OpenApi.Deprecated, true)
 
 /**
- * The group `Pets`: the three operations of the interface.
+ * An endpoint of the interface, named as the operation of core it serves.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface OperationEndpoint<Name extends PetOperations.OperationName> extends HttpApiEndpoint.HttpApiEndpoint.Any {
+  readonly name: Name
+  readonly method: HttpMethod
+  readonly path: HttpRouter.PathInput
+}
+
+/**
+ * The route table: the endpoint of each operation of core, by its name.
+ * `Routes` routes requests by it and `PetsGroup` documents it, so an
+ * operation is added in one place (and the compiler asks for it here when
+ * core gains one).
+ *
+ * @since 1.0.0
+ * @category endpoints
+ */
+export const endpoints = {
+  listPets,
+  createPet,
+  getPet
+} as const satisfies { readonly [Name in PetOperations.OperationName]: OperationEndpoint<Name> }
+
+/**
+ * The group `Pets`: the three operations of the interface, each secured by
+ * the bearer scheme (checked with the rate limits by `RequestHandler` once
+ * the route is matched, before the route's handler runs).
  *
  * @since 1.0.0
  * @category groups
  */
 export class PetsGroup extends HttpApiGroup.make("pets", { topLevel: true })
-  .add(listPets)
-  .add(createPet)
-  .add(getPet)
-  .middleware(Authorization)
+  .add(endpoints.listPets)
+  .add(endpoints.createPet)
+  .add(endpoints.getPet)
+  .addError(errorOf("unauthorized"))
   .addError(errorOf("rate_limited"))
   .addError(errorOf("internal_error"))
   .addError(errorOf("service_unavailable"))

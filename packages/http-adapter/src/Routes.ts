@@ -1,5 +1,5 @@
 /**
- * Which route a request is for, from the `PetsApi` definition (its paths
+ * Which route a request is for, from the route table `PetsApi.endpoints` (its paths
  * under the base path `/v1`) and the two documents: an operation, a
  * document, `OPTIONS` of a known path (204 with `Allow`), an unknown path
  * (404; `/store/orders` is not served) or a known path with another method
@@ -10,8 +10,8 @@
  * @since 1.0.0
  */
 import type { PetOperations } from "@animal-store/core"
-import * as HttpApi from "@effect/platform/HttpApi"
-import { basePath, docsPath, openApiPath, PetsApi } from "./PetsApi.js"
+import { Record } from "effect"
+import { basePath, docsPath, endpoints, openApiPath } from "./PetsApi.js"
 
 /**
  * @since 1.0.0
@@ -43,36 +43,22 @@ export interface Entry {
   }
 }
 
-const operationNames: ReadonlyArray<string> = ["listPets", "createPet", "getPet"] satisfies ReadonlyArray<
-  PetOperations.OperationName
->
-
-const isOperationName = (name: string): name is PetOperations.OperationName => operationNames.includes(name)
-
 /**
- * The routes of `PetsApi`'s endpoints and of the OpenAPI document and its page.
+ * The routes of the operations (`PetsApi.endpoints`, under the base path)
+ * and of the OpenAPI document and its page.
  *
  * @since 1.0.0
  * @category constants
  */
-export const entries: ReadonlyArray<Entry> = (() => {
-  const out: Array<Entry> = [
-    { method: "GET", path: openApiPath, route: { _tag: "Document" } },
-    { method: "GET", path: docsPath, route: { _tag: "Document" } }
-  ]
-  HttpApi.reflect(PetsApi, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint }) => {
-      if (!isOperationName(endpoint.name)) throw new Error(`Endpoint ${endpoint.name} is not an operation of core`)
-      out.push({
-        method: endpoint.method,
-        path: basePath + endpoint.path,
-        route: { _tag: "Operation", operation: endpoint.name }
-      })
-    }
-  })
-  return out
-})()
+export const entries: ReadonlyArray<Entry> = [
+  { method: "GET", path: openApiPath, route: { _tag: "Document" } },
+  { method: "GET", path: docsPath, route: { _tag: "Document" } },
+  ...Record.toEntries(endpoints).map(([operation, endpoint]): Entry => ({
+    method: endpoint.method,
+    path: basePath + endpoint.path,
+    route: { _tag: "Operation", operation }
+  }))
+]
 
 const segments = (path: string): ReadonlyArray<string> => path.split("/")
 

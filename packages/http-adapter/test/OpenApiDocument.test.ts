@@ -2,6 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { Effect } from "effect"
 import * as OpenApiDocument from "../src/OpenApiDocument.js"
+import * as PetsApi from "../src/PetsApi.js"
+import * as Routes from "../src/Routes.js"
 import * as DocumentValidator from "./support/DocumentValidator.js"
 
 const servers = { production: "https://api.example.com/v1", staging: "https://staging.example.com/v1" }
@@ -69,6 +71,19 @@ describe("the OpenAPI document", () => {
     expect(operation("createPet").requestBody.content["application/json"].schema).toEqual({
       $ref: "#/components/schemas/NewPet"
     })
+  })
+
+  it("routes and documents each operation of the route table under its method and path", () => {
+    for (const [name, endpoint] of Object.entries(PetsApi.endpoints)) {
+      const documentPath = endpoint.path.replace(/:(\w+)/g, "{$1}")
+      expect(spec.paths[documentPath][endpoint.method.toLowerCase()].operationId).toBe(name)
+      const concrete = PetsApi.basePath + endpoint.path.replace(/:\w+/g, "42")
+      expect(Routes.match(endpoint.method, concrete)).toEqual(
+        { _tag: "Operation", operation: name, params: endpoint.path.includes(":petId") ? { petId: "42" } : {} }
+      )
+    }
+    expect(Routes.match("GET", PetsApi.openApiPath)).toEqual({ _tag: "Document" })
+    expect(Routes.match("GET", PetsApi.docsPath)).toEqual({ _tag: "Document" })
   })
 
   it("documents 401 and 429 with the Error body, and the rate-limit headers on every response", () => {
