@@ -16,6 +16,7 @@ export default {
   mutate: [
     "packages/core/src/ListPetsQuery.ts",
     "packages/core/src/Pet.ts",
+    "packages/core/src/PetInput.ts",
     "packages/core/src/internal/rateLimit.ts",
     "packages/core/src/PlanRateLimiter.ts",
     "packages/core/src/DeprecationPolicy.ts",

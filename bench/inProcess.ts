@@ -1,8 +1,8 @@
 /**
- * In-process: `PetOperations` (validation included) on the memory and SQLite
+ * In-process: `PetOperations` (after decoding with `PetInput`, as a host boundary does) on the memory and SQLite
  * stores, beside the same query on better-sqlite3 alone, at each store size.
  */
-import { type AnimalStore, ListPetsQuery, Pet, PetOperations } from "@animal-store/core"
+import { type AnimalStore, ListPetsQuery, Pet, PetInput, PetOperations } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -72,7 +72,7 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
   return [
     {
       operation: "listPets limit=20",
-      ours: (ops, i) => ops.listPets(query(i, { limit: 20 })),
+      ours: (ops, i) => Effect.flatMap(PetInput.decodeListPetsQuery(query(i, { limit: 20 })), ops.listPets),
       floor: (db) => {
         const statement = db.prepare(floorSql.list)
         return (i) => statement.all(afterIds[i % inputs], 21)
@@ -80,7 +80,8 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
     },
     {
       operation: "listPets status limit=100",
-      ours: (ops, i) => ops.listPets(query(i, { limit: 100, status: statusOf(i) })),
+      ours: (ops, i) =>
+        Effect.flatMap(PetInput.decodeListPetsQuery(query(i, { limit: 100, status: statusOf(i) })), ops.listPets),
       floor: (db) => {
         const statement = db.prepare(floorSql.listByStatus)
         return (i) => statement.all(statusOf(i), afterIds[i % inputs], 101)
@@ -88,7 +89,7 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
     },
     {
       operation: "createPet",
-      ours: (ops) => ops.createPet(body),
+      ours: (ops) => Effect.flatMap(PetInput.decodeNewPet(body), (pet) => ops.createPet(pet)),
       floor: (db) => {
         const statement = db.prepare(floorSql.insert)
         return () => statement.get(body.name, body.categoryId, body.status)
@@ -96,7 +97,7 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
     },
     {
       operation: "getPet",
-      ours: (ops, i) => ops.getPet(ids[i % inputs]),
+      ours: (ops, i) => Effect.flatMap(PetInput.decodePetId(ids[i % inputs]), ops.getPet),
       floor: (db) => {
         const statement = db.prepare(floorSql.find)
         return (i) => statement.get(ids[i % inputs])

@@ -5,7 +5,7 @@
  * runs on a SQLite file; its test suite swaps in the memory store.
  */
 import type { StoreError } from "@animal-store/core"
-import { AccessConfig, AnimalStore, PetOperations } from "@animal-store/core"
+import { AccessConfig, AnimalStore, PetInput, PetOperations } from "@animal-store/core"
 import type { ApiError, Pet } from "@animal-store/core"
 import { HttpAdapter } from "@animal-store/http-adapter"
 import { SqliteStore } from "@animal-store/sqlite-store"
@@ -37,7 +37,11 @@ const countAll = (operations: PetOperations.PetOperationsService, status: Pet.Pe
 export const ShelterLive = Layer.effect(
   Shelter,
   Effect.map(PetOperations.PetOperations, (operations) => ({
-    intake: (name, categoryId) => operations.createPet({ name, categoryId, status: "available" }),
+    intake: (name, categoryId) =>
+      PetInput.decodeNewPet({ name, categoryId }).pipe(
+        Effect.flatMap((pet) => operations.createPet(pet)),
+        Effect.map((outcome) => outcome.pet)
+      ),
     summary: Effect.all({
       available: countAll(operations, "available"),
       pending: countAll(operations, "pending"),

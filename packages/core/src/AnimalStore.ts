@@ -110,7 +110,7 @@ export interface CreatePetInput {
 export interface AnimalStore {
   readonly listPets: (query?: ListPetsInput) => Promise<PetPage>
   /** With `options.idempotencyKey`, at most one animal per key in 24 hours (see `PetOperations.CreatePetOptions`). */
-  readonly createPet: (pet: CreatePetInput, options?: PetOperations.CreatePetOptions) => Promise<Pet>
+  readonly createPet: (pet: CreatePetInput, options?: Pick<PetOperations.CreatePetOptions, "idempotencyKey" | "idempotencyScope">) => Promise<Pet>
   readonly getPet: (id: number) => Promise<Pet>
   readonly guarded: {
     readonly listPets: (

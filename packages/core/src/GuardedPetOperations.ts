@@ -17,6 +17,7 @@ import { DeprecationPolicy } from "./DeprecationPolicy.js"
 import type { PetPage } from "./ListPetsQuery.js"
 import type { Pet } from "./Pet.js"
 import type { OperationName } from "./PetOperations.js"
+import * as PetInput from "./PetInput.js"
 import { PetOperations } from "./PetOperations.js"
 import type { RateLimitDecision, RateLimitSubject } from "./PlanRateLimiter.js"
 import { PlanRateLimiter } from "./PlanRateLimiter.js"
@@ -242,28 +243,28 @@ export const make: Effect.Effect<
         onSuccess: (value) => ({ value, meta })
       }))
 
-  /** A keyed create, scoped to the admitted key; a replay is marked in `meta`. */
-  const createKeyed = (
-    request: ClientRequest,
-    body: unknown,
-    idempotencyKey: string
-  ): Effect.Effect<Guarded<Pet>, GuardedFailure> =>
-    Effect.map(
-      run(request, "createPet", (principal) =>
-        operations.createPetOutcome(body, { idempotencyKey, idempotencyScope: principal.keyId })),
-      ({ meta, value: { pet, replayed } }) => ({ value: pet, meta: replayed ? { ...meta, idempotentReplayed: true } : meta })
-    )
-
   return {
     admit,
     admitKeyless,
     run,
-    listPets: (request, query) => run(request, "listPets", () => operations.listPets(query)),
+    listPets: (request, query) =>
+      run(request, "listPets", () => Effect.flatMap(PetInput.decodeListPetsQuery(query), operations.listPets)),
     createPet: (request, body, options) =>
-      options?.idempotencyKey === undefined
-        ? run(request, "createPet", () => operations.createPet(body))
-        : createKeyed(request, body, options.idempotencyKey),
-    getPet: (request, id) => run(request, "getPet", () => operations.getPet(id))
+      Effect.map(
+        run(request, "createPet", (principal) =>
+          Effect.flatMap(PetInput.decodeNewPet(body), (pet) =>
+            operations.createPet(
+              pet,
+              options?.idempotencyKey === undefined ? undefined : {
+                idempotencyKey: options.idempotencyKey,
+                idempotencyScope: principal.keyId,
+                body
+              }
+            ))),
+        // A replay is marked in `meta`.
+        ({ meta, value: { pet, replayed } }) => ({ value: pet, meta: replayed ? { ...meta, idempotentReplayed: true } : meta })
+      ),
+    getPet: (request, id) => run(request, "getPet", () => Effect.flatMap(PetInput.decodePetId(id), operations.getPet))
   }
 })
 

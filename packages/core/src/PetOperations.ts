@@ -1,7 +1,8 @@
 /**
  * The three operations of the interface, `listPets`, `createPet` and
- * `getPet`, as one service. Each takes untrusted input and validates it here,
- * so every adapter validates the same way.
+ * `getPet`, as one service on typed, decoded inputs (a `ListPetsQuery`, a
+ * `NewPet`, a `PetId`): an adapter decodes what a client sent once, with
+ * `PetInput`, and calls them.
  *
  * These are the trusted calls: no credential, no rate limit. For calls on
  * behalf of a client, see `GuardedPetOperations`. Cursors are sealed with the
@@ -10,18 +11,17 @@
  *
  * @since 1.0.0
  */
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { IdempotencyKeyInUse, IdempotencyKeyReused, InvalidRequest, PetNotFound } from "./ApiError.js"
 import * as Idempotency from "./Idempotency.js"
 import type { IdempotentCreateOutcome } from "./IdempotencyStore.js"
 import { IdempotencyStore } from "./IdempotencyStore.js"
-import type { PetPage } from "./ListPetsQuery.js"
-import { cursors as makeCursors, ListPetsQuery } from "./ListPetsQuery.js"
-import type { Pet, PetId } from "./Pet.js"
-import { defaultStatus, NewPet, PetIdInput, PetStatus } from "./Pet.js"
+import type { ListPetsQuery, PetPage } from "./ListPetsQuery.js"
+import { cursors as makeCursors } from "./ListPetsQuery.js"
+import type { NewPet, Pet, PetId } from "./Pet.js"
 import { PetRepository } from "./PetRepository.js"
 import type { StoreError } from "./StoreError.js"
-import { decodeInput, invalidRequest } from "./internal/decode.js"
+import { invalidRequest } from "./internal/decode.js"
 import * as ExpectedErrors from "./internal/expectedErrors.js"
 
 /**
@@ -54,11 +54,19 @@ export interface CreatePetOptions {
    * client's API key id.
    */
   readonly idempotencyScope?: string | undefined
+  /**
+   * The body as the client sent it, when `pet` was decoded from one: two
+   * requests with one key are the same request when their bodies are the same
+   * JSON value (so a body without `status` and one with `"status":
+   * "available"` differ, the order of members does not matter). Default: the
+   * `NewPet` itself.
+   */
+  readonly body?: unknown
 }
 
 /**
- * The result of `createPetOutcome`: the animal, and whether it is the one a
- * first request with the same key created (`replayed`) rather than a new one.
+ * The result of `createPet`: the animal, and whether it is the one a first
+ * request with the same key created (`replayed`) rather than a new one.
  *
  * @since 1.0.0
  * @category models
@@ -81,24 +89,20 @@ export type CreatePetError = InvalidRequest | IdempotencyKeyReused | Idempotency
  * @category models
  */
 export interface PetOperationsService {
-  /** Lists animals; `query` is `{limit?, status?, cursor?}` with `limit` a number or a decimal string. */
-  readonly listPets: (query: unknown) => Effect.Effect<PetPage, InvalidRequest | StoreError>
+  /** Lists animals: a page of `query.limit` after `query.cursor`, of `query.status` when given. */
+  readonly listPets: (query: ListPetsQuery) => Effect.Effect<PetPage, InvalidRequest | StoreError>
   /**
-   * Adds an animal from a `NewPet` body; with `options.idempotencyKey`, at
-   * most once per key (see `CreatePetOptions`), which adds the failures of a
-   * key's reuse.
+   * Adds an animal; with `options.idempotencyKey`, at most once per key (see
+   * `CreatePetOptions`): the outcome tells whether the animal is the one a
+   * first request created (`replayed`), and the failures of a key's reuse
+   * are added.
    */
   readonly createPet: {
-    (body: unknown): Effect.Effect<Pet, InvalidRequest | StoreError>
-    (body: unknown, options: CreatePetOptions | undefined): Effect.Effect<Pet, CreatePetError>
+    (pet: NewPet): Effect.Effect<CreatePetOutcome, StoreError>
+    (pet: NewPet, options: CreatePetOptions | undefined): Effect.Effect<CreatePetOutcome, CreatePetError>
   }
-  /** `createPet`, also telling whether the animal was replayed (for `Idempotent-Replayed`). */
-  readonly createPetOutcome: (
-    body: unknown,
-    options?: CreatePetOptions
-  ) => Effect.Effect<CreatePetOutcome, CreatePetError>
-  /** Reads one animal; `id` is a number or a decimal string. */
-  readonly getPet: (id: unknown) => Effect.Effect<Pet, InvalidRequest | PetNotFound | StoreError>
+  /** Reads one animal. */
+  readonly getPet: (id: PetId) => Effect.Effect<Pet, PetNotFound | StoreError>
 }
 
 /**
@@ -109,26 +113,6 @@ export class PetOperations extends Context.Tag("@animal-store/core/PetOperations
   PetOperations,
   PetOperationsService
 >() {}
-
-const decodeQuery = decodeInput(ListPetsQuery, "query")
-const decodePetId = decodeInput(PetIdInput, "pet id")
-
-// `NewPet` decoded in two steps: its fields as sent, with `status` optional
-// (the same rules and issues), then the default `status`. Decoding `NewPet`
-// in one step validates every field again after filling in the default,
-// which doubled the cost of each `createPet`.
-const NewPetFields = Schema.Struct({
-  ...NewPet.fields,
-  status: Schema.optionalWith(PetStatus, { exact: true })
-}).annotations({ identifier: "NewPet" }) // decodeInput refuses other properties
-const decodeNewPetFields = decodeInput(NewPetFields, "pet")
-const withDefaultStatus = ({ categoryId, name, status = defaultStatus }: typeof NewPetFields.Type): NewPet => ({
-  name,
-  categoryId,
-  status
-})
-const decodeNewPet = (body: unknown): Effect.Effect<NewPet, InvalidRequest> =>
-  Effect.map(decodeNewPetFields(body), withDefaultStatus)
 
 const foreignCursor = () =>
   invalidRequest("query", [{ path: "cursor", message: "is not a cursor of this listing (altered, or issued for another status)" }])
@@ -170,35 +154,31 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
   const repository = yield* PetRepository
   const idempotency = yield* Effect.serviceOption(IdempotencyStore)
 
-  /** A keyed create: the key, then the body, are validated before the store is reached, so a refusal leaves no record. */
-  const createKeyed = (
-    body: unknown,
-    key: string,
-    scope: string
-  ): Effect.Effect<CreatePetOutcome, CreatePetError> => {
-    if (!Idempotency.isKey(key)) return Effect.fail(invalidKey)
+  /** A keyed create: the key is validated before the store is reached, so a refusal leaves no record. */
+  const createKeyed = (pet: NewPet, options: CreatePetOptions & { readonly idempotencyKey: string }) => {
+    if (!Idempotency.isKey(options.idempotencyKey)) return Effect.fail(invalidKey)
     if (Option.isNone(idempotency)) {
       return Effect.dieMessage("createPet with an idempotency key needs an IdempotencyStore in the context")
     }
     const store = idempotency.value
-    return Effect.flatMap(decodeNewPet(body), (pet) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.flatMap(
-          store.createPet({ scope, key, pet, now, decide: Idempotency.decide(Idempotency.fingerprint(body), now) }),
-          fromStoreOutcome
-        )))
+    const fingerprint = Idempotency.fingerprint("body" in options ? options.body : pet)
+    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.flatMap(
+        store.createPet({
+          scope: options.idempotencyScope ?? "",
+          key: options.idempotencyKey,
+          pet,
+          now,
+          decide: Idempotency.decide(fingerprint, now)
+        }),
+        fromStoreOutcome
+      ))
   }
-
-  const createPetOutcome = (body: unknown, options?: CreatePetOptions) =>
-    options?.idempotencyKey === undefined
-      ? Effect.map(Effect.flatMap(decodeNewPet(body), repository.insert), created)
-      : createKeyed(body, options.idempotencyKey, options.idempotencyScope ?? "")
 
   const cursors = yield* makeCursors
   return {
-    listPets: (input) =>
+    listPets: (query) =>
       Effect.gen(function*() {
-        const query = yield* decodeQuery(input)
         let afterId: PetId | undefined
         if (query.cursor !== undefined) {
           afterId = cursors.open(query.cursor, query.status)
@@ -212,16 +192,11 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
           nextCursor: found.length > query.limit && last !== undefined ? cursors.seal(query.status, last.id) : undefined
         }
       }),
-    createPet: ((body: unknown, options?: CreatePetOptions): Effect.Effect<Pet, CreatePetError> =>
+    createPet: ((pet: NewPet, options?: CreatePetOptions): Effect.Effect<CreatePetOutcome, CreatePetError> =>
       options?.idempotencyKey === undefined
-        ? Effect.flatMap(decodeNewPet(body), repository.insert)
-        : Effect.map(
-          createKeyed(body, options.idempotencyKey, options.idempotencyScope ?? ""),
-          (outcome) => outcome.pet
-        )) as PetOperationsService["createPet"],
-    createPetOutcome,
-    getPet: (input) =>
-      Effect.flatMap(decodePetId(input), (id) => Effect.flatMap(repository.findById(id), orNotFound(id)))
+        ? Effect.map(repository.insert(pet), created)
+        : createKeyed(pet, options as CreatePetOptions & { readonly idempotencyKey: string })) as PetOperationsService["createPet"],
+    getPet: (id) => Effect.flatMap(repository.findById(id), orNotFound(id))
   }
 })
 

@@ -10,11 +10,13 @@ import * as GuardedPetOperations from "../src/GuardedPetOperations.js"
 import * as Idempotency from "../src/Idempotency.js"
 import type { IdempotencyRecord } from "../src/IdempotencyStore.js"
 import * as ListPetsQuery from "../src/ListPetsQuery.js"
+import type { NewPet } from "../src/Pet.js"
 import { CategoryId, Pet, PetId } from "../src/Pet.js"
 import * as PetOperations from "../src/PetOperations.js"
 import * as ModelPetRepository from "../src/testing/internal/ModelPetRepository.js"
 import * as ModelApiKeyStore from "./internal/ModelApiKeyStore.js"
 import * as ModelIdempotencyStore from "./internal/ModelIdempotencyStore.js"
+import { ClientOperations } from "./internal/operations.js"
 import * as ModelRateLimitStore from "./internal/ModelRateLimitStore.js"
 
 const visible = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code))
@@ -110,7 +112,7 @@ const fullLayer = AnimalStore.layer.pipe(
 describe("PetOperations.createPet with an idempotency key", () => {
   it.effect("replays within the scope, refuses another body, and keeps scopes apart", () =>
     Effect.gen(function*() {
-      const operations = yield* PetOperations.PetOperations
+      const operations = yield* ClientOperations
       const first = yield* operations.createPetOutcome({ name: "Rex", categoryId: 1 }, { idempotencyKey: "k" })
       expect(first.replayed).toBe(false)
       const again = yield* operations.createPetOutcome({ categoryId: 1, name: "Rex" }, { idempotencyKey: "k" })
@@ -127,7 +129,7 @@ describe("PetOperations.createPet with an idempotency key", () => {
 
   it.effect("a malformed key, then an invalid body, are InvalidRequest before the store: no record is left", () =>
     Effect.gen(function*() {
-      const operations = yield* PetOperations.PetOperations
+      const operations = yield* ClientOperations
       const badKey = yield* Effect.flip(operations.createPet({ name: "Rex", categoryId: 1 }, { idempotencyKey: "a b" }))
       expect(badKey).toBeInstanceOf(InvalidRequest)
       expect((badKey as InvalidRequest).details).toEqual([{ path: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters" }])
@@ -138,9 +140,30 @@ describe("PetOperations.createPet with an idempotency key", () => {
       expect(created.replayed).toBe(false)
     }).pipe(Effect.provide(PetOperations.layer.pipe(Layer.provideMerge(storesLayer)))))
 
-  it.effect("expires 24 hours after the first request (TestClock)", () =>
+  it.effect("a typed createPet fingerprints the body as sent when given, else the NewPet itself", () =>
     Effect.gen(function*() {
       const operations = yield* PetOperations.PetOperations
+      const pet: NewPet = { name: "Rex", categoryId: CategoryId.make(1), status: "available" }
+      const first = yield* operations.createPet(pet, { idempotencyKey: "typed" })
+      expect(first.replayed).toBe(false)
+      const again = yield* operations.createPet(pet, { idempotencyKey: "typed" })
+      expect(again).toEqual({ pet: first.pet, replayed: true })
+      // The same NewPet decoded from a body without `status`: another JSON value.
+      const reused = yield* Effect.flip(
+        operations.createPet(pet, { idempotencyKey: "typed", body: { name: "Rex", categoryId: 1 } })
+      )
+      expect(reused._tag).toBe("IdempotencyKeyReused")
+      // The NewPet's own JSON value, members in another order: the same request.
+      const replayed = yield* operations.createPet(pet, {
+        idempotencyKey: "typed",
+        body: { status: "available", categoryId: 1, name: "Rex" }
+      })
+      expect(replayed).toEqual({ pet: first.pet, replayed: true })
+    }).pipe(Effect.provide(PetOperations.layer.pipe(Layer.provideMerge(storesLayer)))))
+
+  it.effect("expires 24 hours after the first request (TestClock)", () =>
+    Effect.gen(function*() {
+      const operations = yield* ClientOperations
       const first = yield* operations.createPet({ name: "Rex", categoryId: 1 }, { idempotencyKey: "k" })
       yield* TestClock.adjust("23 hours")
       expect(yield* operations.createPet({ name: "Rex", categoryId: 1 }, { idempotencyKey: "k" })).toEqual(first)
@@ -150,7 +173,7 @@ describe("PetOperations.createPet with an idempotency key", () => {
 
   it.effect("without an IdempotencyStore, a keyed call is a defect and an unkeyed one works", () =>
     Effect.gen(function*() {
-      const operations = yield* PetOperations.PetOperations
+      const operations = yield* ClientOperations
       expect((yield* operations.createPet({ name: "Rex", categoryId: 1 })).id).toBe(1)
       const exit = yield* Effect.exit(operations.createPet({ name: "Rex", categoryId: 1 }, { idempotencyKey: "k" }))
       expect(Exit.isFailure(exit) && exit.cause._tag === "Die").toBe(true)

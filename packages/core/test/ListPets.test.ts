@@ -9,9 +9,9 @@ import type { Pet, PetStatus } from "../src/Pet.js"
 import * as PetOperations from "../src/PetOperations.js"
 import type { StoreError } from "../src/StoreError.js"
 import * as Arbitraries from "../src/testing/internal/arbitraries.js"
-import { expectInvalid, runWithPets } from "./internal/operations.js"
+import { ClientOperations, expectInvalid, runWithPets } from "./internal/operations.js"
 
-const listPets = (query: unknown) => Effect.flatMap(PetOperations.PetOperations, (operations) => operations.listPets(query))
+const listPets = (query: unknown) => Effect.flatMap(ClientOperations, (operations) => operations.listPets(query))
 
 const ascendingIds = (pets: ReadonlyArray<Pet>, status?: PetStatus): ReadonlyArray<number> =>
   pets.filter((pet) => status === undefined || pet.status === status).map((pet) => pet.id).sort((a, b) => a - b)
@@ -137,7 +137,7 @@ describe("listPets", () => {
     },
     ({ added, limit, pets }) =>
       Effect.gen(function*() {
-        const operations = yield* PetOperations.PetOperations
+        const operations = yield* ClientOperations
         const toAdd = [...added]
         const created: Array<number> = []
         const pages = yield* walk({ limit }, () =>
@@ -179,7 +179,7 @@ describe("listPets", () => {
         const [first] = all.pets
         const withStatus = (status: PetStatus | undefined) => (status === undefined ? {} : { status })
         // a cursor of the listing `issuedFor`, whether or not it has more animals
-        const operations = yield* PetOperations.PetOperations
+        const operations = yield* ClientOperations
         const page = yield* operations.listPets({ limit: 1, ...withStatus(issuedFor) })
         if (page.nextCursor !== undefined) {
           const cursor = page.nextCursor

@@ -4,11 +4,10 @@ import * as fc from "effect/FastCheck"
 import { InvalidRequest } from "../src/ApiError.js"
 import { Cursor, defaultLimit, Limit, ListPetsQuery, makeCursors, maxLimit, randomCursorSecret } from "../src/ListPetsQuery.js"
 import { PetId, PetStatus } from "../src/Pet.js"
-import * as PetOperations from "../src/PetOperations.js"
 import * as Arbitraries from "../src/testing/internal/arbitraries.js"
-import { runWithPets } from "./internal/operations.js"
+import { ClientOperations, runWithPets } from "./internal/operations.js"
 
-const listPets = (query: unknown) => Effect.flatMap(PetOperations.PetOperations, (operations) => operations.listPets(query))
+const listPets = (query: unknown) => Effect.flatMap(ClientOperations, (operations) => operations.listPets(query))
 
 /** The refusal of `query`, on an empty store. */
 const refusal = (query: unknown): unknown => Effect.flip(listPets(query)).pipe(runWithPets([]))

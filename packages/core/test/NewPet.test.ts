@@ -3,12 +3,11 @@ import { Effect, Either, Option } from "effect"
 import * as fc from "effect/FastCheck"
 import { PetNotFound } from "../src/ApiError.js"
 import { CategoryId, maxNameLength, Pet, PetId } from "../src/Pet.js"
-import * as PetOperations from "../src/PetOperations.js"
 import * as Arbitraries from "../src/testing/internal/arbitraries.js"
-import { expectInvalid, runWithPets, withPets } from "./internal/operations.js"
+import { ClientOperations, expectInvalid, runWithPets, withPets } from "./internal/operations.js"
 
-const createPet = (body: unknown) => Effect.flatMap(PetOperations.PetOperations, (operations) => operations.createPet(body))
-const getPet = (id: unknown) => Effect.flatMap(PetOperations.PetOperations, (operations) => operations.getPet(id))
+const createPet = (body: unknown) => Effect.flatMap(ClientOperations, (operations) => operations.createPet(body))
+const getPet = (id: unknown) => Effect.flatMap(ClientOperations, (operations) => operations.getPet(id))
 
 const whiteSpace = fc.constantFrom(" ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\u2003", "\u2028", "\u3000", "\ufeff")
 

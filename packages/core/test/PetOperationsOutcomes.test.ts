@@ -7,6 +7,7 @@ import type { Pet } from "../src/Pet.js"
 import * as PetOperations from "../src/PetOperations.js"
 import { PetRepository } from "../src/PetRepository.js"
 import * as ModelPetRepository from "../src/testing/internal/ModelPetRepository.js"
+import { ClientOperations } from "./internal/operations.js"
 
 /** An IdempotencyStore on a Map that runs the rule and stores what it decides (`answer` overrides the store's outcome). */
 const mapStore = (answer?: "InUse") =>
@@ -40,7 +41,7 @@ const operations = (pets: ReadonlyArray<Pet> = [], idempotency: "none" | "map" |
 const run = <A, E>(effect: Effect.Effect<A, E, PetOperations.PetOperations>, layer = operations()) =>
   Effect.provide(effect, layer)
 
-const ops = PetOperations.PetOperations
+const ops = ClientOperations
 
 describe("PetOperations outcomes", () => {
   it.effect("a createPet without a key is created, not replayed; with options undefined too", () =>

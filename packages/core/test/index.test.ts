@@ -20,6 +20,7 @@ describe("@animal-store/core", () => {
       "IdempotencyStore",
       "ListPetsQuery",
       "Pet",
+      "PetInput",
       "PetOperations",
       "PetRepository",
       "Plan",

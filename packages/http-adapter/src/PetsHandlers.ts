@@ -1,6 +1,7 @@
 /**
- * The handlers of the operations: each maps its request to one of core's
- * trusted `PetOperations` (the request was already admitted by
+ * The handlers of the operations: each decodes its request with core's
+ * `PetInput` and calls one of core's trusted `PetOperations` (the request
+ * was already admitted by
  * `RequestHandler`) and the result to its response: 200 with the pets and
  * `Link: <...>; rel="next"` when there are more, 201 with the pet and
  * `Location` (and `Idempotent-Replayed: true` when an `Idempotency-Key`
@@ -10,7 +11,7 @@
  * @since 1.0.0
  */
 import type { ApiKey, ListPetsQuery } from "@animal-store/core"
-import { Pet, PetOperations } from "@animal-store/core"
+import { Pet, PetInput, PetOperations } from "@animal-store/core"
 import { Effect } from "effect"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as HttpExchange from "./HttpExchange.js"
@@ -124,25 +125,32 @@ export const make = (
     listPets: ({ request }) => {
       const listQuery = listQueryOf(request.url)
       return ErrorResponse.recover(
-        Effect.map(operations.listPets(listQuery), (page) => pageResponse(page, listQuery, linkBase))
+        PetInput.decodeListPetsQuery(listQuery).pipe(
+          Effect.flatMap(operations.listPets),
+          Effect.map((page) => pageResponse(page, listQuery, linkBase))
+        )
       )
     },
     createPet: ({ principal, request }) => {
       const idempotencyKey = HttpExchange.header(request, "idempotency-key")
       return ErrorResponse.recover(
-        idempotencyKey === undefined
-          ? RequestBody.json(request).pipe(
-            Effect.flatMap(operations.createPet),
-            Effect.map((pet) => createdResponse(pet, false, linkBase))
-          )
-          : RequestBody.json(request).pipe(
-            Effect.flatMap((body) =>
-              operations.createPetOutcome(body, { idempotencyKey, idempotencyScope: principal.keyId })
-            ),
-            Effect.map(({ pet, replayed }) => createdResponse(pet, replayed, linkBase))
-          )
+        RequestBody.json(request).pipe(
+          Effect.flatMap((body) =>
+            Effect.flatMap(PetInput.decodeNewPet(body), (pet) =>
+              operations.createPet(
+                pet,
+                idempotencyKey === undefined ? undefined : { idempotencyKey, idempotencyScope: principal.keyId, body }
+              ))
+          ),
+          Effect.map(({ pet, replayed }) => createdResponse(pet, replayed, linkBase))
+        )
       )
     },
     getPet: ({ params }) =>
-      ErrorResponse.recover(Effect.map(operations.getPet(params["petId"]), (pet) => HttpExchange.json(Shortcuts.petJson(pet))))
+      ErrorResponse.recover(
+        PetInput.decodePetId(params["petId"]).pipe(
+          Effect.flatMap(operations.getPet),
+          Effect.map((pet) => HttpExchange.json(Shortcuts.petJson(pet)))
+        )
+      )
   }))

@@ -1,5 +1,5 @@
 // A TypeScript host on its own effect: composes the layers and runs the operations.
-import { AccessConfig, AnimalStore, PetOperations } from "@animal-store/core"
+import { AccessConfig, AnimalStore, PetInput, PetOperations } from "@animal-store/core"
 import type { Pet } from "@animal-store/core"
 import { HttpAdapter, RequestHandler } from "@animal-store/http-adapter"
 import { MemoryStore } from "@animal-store/memory-store"
@@ -16,7 +16,7 @@ const services = (ports: Layer.Layer<AnimalStore.StorePorts, unknown>) =>
 
 const program: Effect.Effect<ReadonlyArray<Pet.Pet>, unknown, AnimalStore.Services> = Effect.gen(function*() {
   const operations = yield* PetOperations.PetOperations
-  yield* operations.createPet({ name: "Rex", categoryId: 1 })
+  yield* operations.createPet(yield* PetInput.decodeNewPet({ name: "Rex", categoryId: 1 }))
   const handle = yield* RequestHandler.make({ accessLog: false })
   const response = yield* handle({
     method: "GET",

@@ -10,6 +10,7 @@ import * as AnimalStoreError from "../AnimalStoreError.js"
 import type { ApiError } from "../ApiError.js"
 import * as ApiKeyAuth from "../ApiKeyAuth.js"
 import * as GuardedPetOperations from "../GuardedPetOperations.js"
+import * as PetInput from "../PetInput.js"
 import * as PetOperations from "../PetOperations.js"
 import type { StoreError } from "../StoreError.js"
 
@@ -50,9 +51,15 @@ export const open = async (
   const auth = <A>(f: (auth: ApiKeyAuth.ApiKeyAuthService) => Effect.Effect<A, ApiError | StoreError>) =>
     run(Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (service) => Effect.mapError(f(service), (e) => AnimalStoreError.fromFailure(e))))
   return {
-    listPets: (query = {}) => trusted((ops) => ops.listPets(query)),
-    createPet: (pet, createOptions) => trusted((ops) => ops.createPet(pet, createOptions)),
-    getPet: (id) => trusted((ops) => ops.getPet(id)),
+    listPets: (query = {}) => trusted((ops) => Effect.flatMap(PetInput.decodeListPetsQuery(query), ops.listPets)),
+    createPet: (body, createOptions) =>
+      trusted((ops) =>
+        Effect.flatMap(PetInput.decodeNewPet(body), (pet) =>
+          Effect.map(
+            ops.createPet(pet, createOptions?.idempotencyKey === undefined ? undefined : { ...createOptions, body }),
+            (outcome) => outcome.pet
+          ))),
+    getPet: (id) => trusted((ops) => Effect.flatMap(PetInput.decodePetId(id), ops.getPet)),
     guarded: {
       listPets: (request, query = {}) => guarded((ops) => ops.listPets(request, query)),
       createPet: (request, pet, createOptions) => guarded((ops) => ops.createPet(request, pet, createOptions)),

@@ -1,0 +1,59 @@
+/**
+ * The inputs of the operations as a client sends them, decoded once at the
+ * boundary (the HTTP handlers, the Promise facade, `GuardedPetOperations`)
+ * into the typed values `PetOperations` takes. A refusal is an
+ * `InvalidRequest` listing every problem as `{path, message}`.
+ *
+ * @since 1.0.0
+ */
+import { Effect, Schema } from "effect"
+import type { InvalidRequest } from "./ApiError.js"
+import { ListPetsQuery } from "./ListPetsQuery.js"
+import type { PetId } from "./Pet.js"
+import { defaultStatus, NewPet, PetIdInput, PetStatus } from "./Pet.js"
+import { decodeInput } from "./internal/decode.js"
+
+/**
+ * A `listPets` query: `{limit?, status?, cursor?}`, `limit` a number or a
+ * decimal string (default 20); other properties are ignored.
+ *
+ * @since 1.0.0
+ * @category decoding
+ */
+export const decodeListPetsQuery: (input: unknown) => Effect.Effect<ListPetsQuery, InvalidRequest> = decodeInput(
+  ListPetsQuery,
+  "query"
+)
+
+/**
+ * An animal's id: a number or a decimal string.
+ *
+ * @since 1.0.0
+ * @category decoding
+ */
+export const decodePetId: (input: unknown) => Effect.Effect<PetId, InvalidRequest> = decodeInput(PetIdInput, "pet id")
+
+// `NewPet` decoded in two steps: its fields as sent, with `status` optional
+// (the same rules and issues), then the default `status`. Decoding `NewPet`
+// in one step validates every field again after filling in the default,
+// which doubled the cost of each `createPet`.
+const NewPetFields = Schema.Struct({
+  ...NewPet.fields,
+  status: Schema.optionalWith(PetStatus, { exact: true })
+}).annotations({ identifier: "NewPet" }) // decodeInput refuses other properties
+const decodeNewPetFields = decodeInput(NewPetFields, "pet")
+const withDefaultStatus = ({ categoryId, name, status = defaultStatus }: typeof NewPetFields.Type): NewPet => ({
+  name,
+  categoryId,
+  status
+})
+
+/**
+ * A `createPet` body: `{name, categoryId, status?}` and nothing else; the
+ * name trimmed, `status` defaulting to `available`.
+ *
+ * @since 1.0.0
+ * @category decoding
+ */
+export const decodeNewPet = (body: unknown): Effect.Effect<NewPet, InvalidRequest> =>
+  Effect.map(decodeNewPetFields(body), withDefaultStatus)
