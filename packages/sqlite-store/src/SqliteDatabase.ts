@@ -134,6 +134,12 @@ export interface SqliteDatabase extends SqlClient.SqlClient {
    * (`withTransaction` around the call), `f` runs in it at once.
    */
   readonly batched: <A>(doing: string, f: (connection: Connection) => A) => Effect.Effect<A, StoreError.StoreError>
+  /**
+   * Whether a transaction is open on the connection now. Once a `batched`
+   * call has succeeded, `false` means what it read and wrote is committed
+   * (`true`: it ran inside a `SqlClient` transaction still open).
+   */
+  readonly inTransaction: () => boolean
 }
 
 /**
@@ -352,7 +358,8 @@ export const make = (options: Options): Effect.Effect<SqliteDatabase, StoreError
             if (batch.length === 0) setImmediate(flush)
             batch.push({ doing, f, resume: resume as Pending["resume"] })
           }))
-    return Object.assign(sql, { [TypeId]: TypeId, filename, use, batched }) as SqliteDatabase
+    const inTransaction = () => db.inTransaction
+    return Object.assign(sql, { [TypeId]: TypeId, filename, use, batched, inTransaction }) as SqliteDatabase
   })
 
 // When `BEGIN IMMEDIATE` itself fails (busy), there is nothing to roll back:

@@ -10,11 +10,19 @@
  * (the rule's `InUse` never happens on this store), and a process killed at
  * any point leaves either both the animal and its record or neither.
  *
- * A record is keyed by its animal's id (schema version 6) and found through
- * an index of keys, its scope compared in the row (version 7: one record per
- * scope and key is what the locked read-then-insert keeps, not a unique
- * index, whose entries would be three times as large). Records are appended
- * in creation order, which is
+ * A record is keyed by its animal's id (schema version 6), appended in
+ * creation order. Keys are found through an index each process keeps in
+ * memory (version 8 dropped the index of keys in the file, whose entry at a
+ * random place dirtied a page per keyed create): inside the write
+ * transaction, the process reads the records appended since the last one it
+ * read (normally none), then checks the row its entry points to (scope and
+ * key), so a record purged, replaced or rolled back is no record. One record
+ * per scope and key is what the locked read-then-insert keeps. The index
+ * holds one entry per live record of the file (about 250 bytes for a 36-character key; the
+ * expired ones are forgotten a few per create), and is read whole once, on
+ * the first keyed create after the store opens.
+ *
+ * Records are appended in creation order, which is
  * expiry order (every record lives 24 hours), so purging deletes from the
  * head of the table, a few per creating call, never scanning live records.
  * Processes sharing the file read their clocks before taking the write lock,
@@ -42,6 +50,8 @@ import * as SqliteDatabase from "./SqliteDatabase.js"
 export const purgePerCreate = 4
 
 type RecordRow = readonly [
+  scope: string,
+  key: string,
   fingerprint: string,
   expiresAt: number,
   petId: number,
@@ -50,21 +60,85 @@ type RecordRow = readonly [
   petStatus: Pet.PetStatus
 ]
 
-const toRecord = (row: RecordRow | undefined): IdempotencyStore.IdempotencyRecord | undefined =>
-  row === undefined ? undefined : {
-    _tag: "Completed",
-    fingerprint: row[0],
-    expiresAt: row[1],
-    pet: toPet([row[2], row[3], row[4], row[5]] as PetRow)
-  }
-
-const selectSql = `SELECT r.fingerprint, r.expires_at, p.id, p.name, p.category_id, p.status
-  FROM idempotency_keys AS r JOIN pets AS p ON p.id = r.pet_id WHERE r.scope = ? AND r.key = ?`
+const selectSql = `SELECT r.scope, r.key, r.fingerprint, r.expires_at, p.id, p.name, p.category_id, p.status
+  FROM idempotency_keys AS r JOIN pets AS p ON p.id = r.pet_id WHERE r.pet_id = ?`
 const insertRecordSql = `INSERT INTO idempotency_keys (pet_id, scope, key, fingerprint, expires_at) VALUES (?, ?, ?, ?, ?)`
-const deleteByKeySql = `DELETE FROM idempotency_keys WHERE scope = ? AND key = ?`
+// The records appended since a given one, in the order they were appended.
+const appendedSql = `SELECT pet_id, scope, key, expires_at FROM idempotency_keys WHERE pet_id > ? ORDER BY pet_id`
 // The head of the table, in creation (so expiry) order: one more row than may be deleted.
 const headSql = `SELECT pet_id, expires_at FROM idempotency_keys ORDER BY pet_id LIMIT ?`
 const deleteSql = `DELETE FROM idempotency_keys WHERE pet_id = ?`
+
+/** How many expired keys a creating call forgets at most. */
+const forgetPerCreate = 4
+
+/**
+ * This process's index of the keys: the newest record of each `(scope, key)`
+ * it has read, by the record's animal id, in the order they were appended.
+ * Records are appended in commit order (an animal's id only grows, and its
+ * record is written in the same transaction), so the records another process
+ * committed are those after the last one read: `catchUp`, run inside the
+ * write transaction, reads them (normally none, one seek of the primary
+ * key). An entry is a hint, checked against the row it points to: a record
+ * purged, replaced or rolled back is no record.
+ *
+ * `committed` is the last record known committed: it only moves once the
+ * transaction that read up to it has committed (`settle`), so records of a
+ * transaction that rolled back are read again, as another process may have
+ * appended other records under the same ids since. Within one flush of
+ * `batched` (one synchronous transaction), `reading` spares the calls after
+ * the first the records the first already read.
+ */
+const makeKeyIndex = () => {
+  const entries = new Map<string, { readonly petId: number; readonly expiresAt: number }>()
+  let committed = 0
+  let reading: number | undefined
+  const entryOf = (scope: string, key: string) => `${scope}\u0000${key}`
+  return {
+    /** Reads the records appended since the last one read; inside the write transaction. Answers the last one. */
+    catchUp: (connection: SqliteDatabase.Connection): number => {
+      if (reading === undefined) {
+        reading = committed
+        queueMicrotask(() => {
+          reading = undefined
+        })
+      }
+      const rows = connection.values<readonly [petId: number, scope: string, key: string, expiresAt: number]>(
+        appendedSql,
+        reading
+      )
+      for (const [petId, scope, key, expiresAt] of rows) {
+        const name = entryOf(scope, key)
+        entries.delete(name) // so the map stays in append order
+        entries.set(name, { petId, expiresAt })
+        reading = petId
+      }
+      return reading
+    },
+    /** Adds the record this transaction just appended (its last): the calls after it need not read it. */
+    appended: (scope: string, key: string, petId: number, expiresAt: number): number => {
+      const name = entryOf(scope, key)
+      entries.delete(name)
+      entries.set(name, { petId, expiresAt })
+      reading = petId
+      return petId
+    },
+    /** Records that a transaction which read up to `petId` has committed. */
+    settle: (petId: number): void => {
+      if (petId > committed) committed = petId
+    },
+    find: (scope: string, key: string): number | undefined => entries.get(entryOf(scope, key))?.petId,
+    /** Forgets at most `limit` keys whose record has expired, the earliest first. */
+    forgetExpired: (now: number, limit: number): void => {
+      let forgotten = 0
+      for (const [name, entry] of entries) {
+        if (forgotten >= limit || entry.expiresAt > now) return
+        entries.delete(name)
+        forgotten++
+      }
+    }
+  }
+}
 
 /**
  * Purging from the head of the table. `earliestExpiry` is what this process
@@ -109,20 +183,44 @@ const makePurger = () => {
 export const make: Effect.Effect<IdempotencyStore.IdempotencyStoreService, never, SqliteDatabase.SqliteDatabase> =
   Effect.map(SqliteDatabase.SqliteDatabase, (database) => {
     const purger = makePurger()
+    const keys = makeKeyIndex()
+    /** The record of `(scope, key)`, if its entry points to a row of that scope and key. */
+    const recordOf = (
+      connection: SqliteDatabase.Connection,
+      scope: string,
+      key: string
+    ): { readonly petId: number; readonly record: IdempotencyStore.IdempotencyRecord } | undefined => {
+      const petId = keys.find(scope, key)
+      if (petId === undefined) return undefined
+      const row = connection.firstValues<RecordRow>(selectSql, petId)
+      if (row === undefined || row[0] !== scope || row[1] !== key) return undefined
+      return {
+        petId,
+        record: { _tag: "Completed", fingerprint: row[2], expiresAt: row[3], pet: toPet([row[4], row[5], row[6], row[7]] as PetRow) }
+      }
+    }
     return {
-    createPet: ({ decide, key, now, pet, scope }) =>
-      database.batched("Creating an animal under an idempotency key", (connection): IdempotencyStore.IdempotentCreateOutcome => {
-          const record = toRecord(connection.firstValues<RecordRow>(selectSql, scope, key))
-          const decision = decide(record)
-          if (decision._tag !== "Create") return decision
+      createPet: ({ decide, key, now, pet, scope }) =>
+        database.batched("Creating an animal under an idempotency key", (connection) => {
+          let read = keys.catchUp(connection)
+          const found = recordOf(connection, scope, key)
+          const decision = decide(found?.record)
+          if (decision._tag !== "Create") return { read, outcome: decision }
           // An expired record of this key, not yet purged, gives way to the new one.
-          if (record !== undefined) connection.run(deleteByKeySql, scope, key)
+          if (found !== undefined) connection.run(deleteSql, found.petId)
           purger.purgeSome(connection, now, purgePerCreate)
+          keys.forgetExpired(now, forgetPerCreate)
           const created = toPet(connection.firstValues<PetRow>(insertSql, pet.name, pet.categoryId, pet.status)!)
           connection.run(insertRecordSql, created.id, scope, key, decision.fingerprint, decision.expiresAt)
           purger.appended(decision.expiresAt)
-          return { _tag: "Created", pet: created }
-        }),
+          read = keys.appended(scope, key, created.id, decision.expiresAt)
+          return { read, outcome: { _tag: "Created", pet: created } as IdempotencyStore.IdempotentCreateOutcome }
+        }).pipe(
+          Effect.map(({ outcome, read }) => {
+            if (!database.inTransaction()) keys.settle(read)
+            return outcome
+          })
+        ),
       purge: (now, limit) =>
         database.use("Purging expired idempotency keys", (connection) =>
           connection.immediate(() => purger.purge(connection, now, Math.max(0, Math.trunc(limit)))))

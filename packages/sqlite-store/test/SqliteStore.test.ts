@@ -162,7 +162,7 @@ describe("SqliteStore", () => {
       })
     }))
 
-  it.scoped("records of a version 6 database are found by migration 7's key index, each in its own scope", () =>
+  it.scoped("records of a version 6 database are found after migrations 7 and 8, each in its own scope", () =>
     Effect.gen(function*() {
       const filename = Path.join(yield* tempFolder, "store.db")
       const now = Date.UTC(2026, 0, 1)
@@ -194,6 +194,66 @@ describe("SqliteStore", () => {
       expect(first._tag === "Replayed" ? first.pet.id : first._tag).toBe(7)
       expect(second._tag === "Replayed" ? second.pet.id : second._tag).toBe(8)
       expect(third._tag).toBe("Created")
+    }))
+
+  it.scoped("a keyed create rolled back is read again: another connection's record under the same id is found", () =>
+    Effect.gen(function*() {
+      const filename = Path.join(yield* tempFolder, "store.db")
+      const a = yield* Layer.build(Layer.provideMerge(SqliteStore.layerPorts, SqliteStore.layerClient({ filename })))
+      const b = yield* Layer.build(SqliteStore.layer({ filename }))
+      const now = Date.UTC(2026, 0, 1)
+      const rex = { name: "Rex", categoryId: 3, status: "sold" } as Pet.NewPet
+      const create = (key: string) =>
+        Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
+          store.createPet({ scope: "s", key, pet: rex, now, decide: Idempotency.decide(Idempotency.fingerprint(rex), now) }))
+      expect((yield* create("first").pipe(Effect.provide(a)))._tag).toBe("Created")
+      // A keyed create and a failing write in one turn (both started at once): the turn is rolled back.
+      const failing = Effect.flatMap(SqliteDatabase.SqliteDatabase, (database) =>
+        database.batched("Failing on purpose", (connection) => connection.run("INSERT INTO no_such_table VALUES (1)")))
+      const [created, failed] = yield* Effect.sync(() =>
+        [Effect.runFork(create("rolled-back").pipe(Effect.provide(a))), Effect.runFork(failing.pipe(Effect.provide(a)))] as const
+      )
+      expect(Exit.isFailure(yield* Fiber.await(created))).toBe(true)
+      expect(Exit.isFailure(yield* Fiber.await(failed))).toBe(true)
+      // The other connection appends a record under the id the rolled back one had.
+      const fromB = yield* create("from-b").pipe(Effect.provide(b))
+      if (fromB._tag !== "Created") return expect.fail(`expected Created, got ${fromB._tag}`)
+      // A retry through the first connection replays it: no second animal.
+      expect(yield* create("from-b").pipe(Effect.provide(a))).toEqual({ _tag: "Replayed", pet: fromB.pet })
+      // The rolled back key was never stored, and both connections agree.
+      expect((yield* create("rolled-back").pipe(Effect.provide(b)))._tag).toBe("Created")
+      expect((yield* create("rolled-back").pipe(Effect.provide(a)))._tag).toBe("Replayed")
+    }))
+
+  it.scoped("each connection finds the records the others append, and its own, under one key per scope", () =>
+    Effect.gen(function*() {
+      const filename = Path.join(yield* tempFolder, "store.db")
+      const connections = [
+        yield* Layer.build(SqliteStore.layer({ filename })),
+        yield* Layer.build(SqliteStore.layer({ filename })),
+        yield* Layer.build(SqliteStore.layer({ filename }))
+      ]
+      const now = Date.UTC(2026, 0, 1)
+      const create = (scope: string, key: string, name: string) => {
+        const pet = { name, categoryId: 1, status: "available" } as Pet.NewPet
+        return Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
+          store.createPet({ scope, key, pet, now, decide: Idempotency.decide(Idempotency.fingerprint(pet), now) }))
+      }
+      const ids = new Map<string, number>()
+      for (let i = 0; i < 120; i++) {
+        const scope = `key-${i % 2}`
+        const key = `retry-${Math.floor(i / 2) % 20}`
+        const name = `${scope}/${key}`
+        const outcome = yield* create(scope, key, name).pipe(Effect.provide(connections[i % 3]!))
+        const known = ids.get(name)
+        if (known === undefined) {
+          if (outcome._tag !== "Created") return expect.fail(`${name}: expected Created, got ${outcome._tag}`)
+          ids.set(name, outcome.pet.id)
+        } else {
+          expect(outcome).toEqual({ _tag: "Replayed", pet: expect.objectContaining({ id: known, name }) })
+        }
+      }
+      expect(ids.size).toBe(40)
     }))
 
   it.scoped("writes of one turn commit together: each gets its result after the commit, or all fail and none is stored", () =>
