@@ -8,7 +8,10 @@
  * pinned to core 0 and this load generator to core 1 when `taskset` and two
  * cores are there.
  *
- *   pnpm build && node --import tsx bench/idempotency.ts [--seconds 5] [--rounds 3]
+ *   pnpm build && node --import tsx bench/idempotency.ts [--seconds 5] [--rounds 3] [--json]
+ *
+ * `pnpm bench` runs it (`--only idempotency` alone) with `--json`: the last
+ * line is then `{"ratio": <median keyed / plain CPU>, "rounds": [...], ...}`.
  */
 import autocannon from "autocannon"
 import { spawn, spawnSync } from "node:child_process"
@@ -20,7 +23,12 @@ import * as Path from "node:path"
 import { parseArgs } from "node:util"
 
 const { values: flags } = parseArgs({
-  options: { seconds: { type: "string", default: "5" }, rounds: { type: "string", default: "3" }, keys: { type: "string", default: "uuid" } }
+  options: {
+    seconds: { type: "string", default: "5" },
+    rounds: { type: "string", default: "3" },
+    keys: { type: "string", default: "uuid" },
+    json: { type: "boolean", default: false }
+  }
 })
 const seconds = Number(flags.seconds)
 const rounds = Number(flags.rounds)
@@ -144,8 +152,18 @@ try {
   }
   const median = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const ratios = rows.map((row) => row.keyed.cpuMicros / row.plain.cpuMicros)
+  const medianOf = (f: (row: (typeof rows)[number]) => number) => median(rows.map(f))
+  if (flags.json) {
+    console.log(JSON.stringify({
+      ratio: median([...ratios]),
+      rounds: [...ratios],
+      plainCpuMicros: medianOf((row) => row.plain.cpuMicros),
+      keyedCpuMicros: medianOf((row) => row.keyed.cpuMicros),
+      pinned
+    }))
+  }
   console.log(
-    `median CPU per request with a key: +${((median(ratios) - 1) * 100).toFixed(1)}% ` +
+    `median CPU per request with a key: +${((median([...ratios]) - 1) * 100).toFixed(1)}% ` +
       `(rounds ${ratios.map((r) => `+${((r - 1) * 100).toFixed(1)}%`).join(", ")}; target at most +20%)` +
       (pinned ? "" : " [unpinned]")
   )

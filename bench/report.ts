@@ -14,8 +14,29 @@ export const targets = {
   /** Peak RSS under load, ours / the Fastify reference: at most. */
   fastifyRssRatio: 1.2,
   /** In-process `listPets` on the SQLite store, ours / better-sqlite3 alone. */
-  sqliteListRatio: 0.5
+  sqliteListRatio: 0.5,
+  /** Server CPU per createPet with a new `Idempotency-Key` / without one: at most (issue 15). */
+  idempotencyCpuRatio: 1.2
 } as const
+
+/** `bench/idempotency.ts --json`: the median and each round's keyed / plain CPU per request. */
+export interface IdempotencyResult {
+  readonly ratio: number
+  readonly rounds: ReadonlyArray<number>
+  readonly plainCpuMicros: number
+  readonly keyedCpuMicros: number
+  readonly pinned: boolean
+}
+
+/** The row of the `Idempotency-Key` cost: met when the median of the rounds is within the target. */
+export const idempotencyRow = (result: IdempotencyResult): Row => ({
+  scenario: "POST /v1/pets with a new Idempotency-Key, server CPU/req vs without",
+  ours: `${number(result.keyedCpuMicros, 1)} µs`,
+  floor: `${number(result.plainCpuMicros, 1)} µs`,
+  ratio: `${number(result.ratio, 2)}x (rounds ${result.rounds.map((r) => number(r, 2)).join(", ")})`,
+  target: `<= ${targets.idempotencyCpuRatio}x`,
+  met: result.ratio <= targets.idempotencyCpuRatio
+})
 
 export interface Row {
   readonly scenario: string

@@ -11,16 +11,18 @@
  *   401 path, 64 connections, servers on core 0 and autocannon on core 1,
  *   in rounds (each scenario on both servers back to back; the ratio is the
  *   median of the rounds'): req/s, p50, p99, and the server's peak RSS.
+ * - Idempotency-Key: the server's CPU per createPet with a new key against
+ *   one without (`idempotency.ts`), target at most 1.2x.
  *
  * One table on stdout (progress on stderr), everything in
  * `bench/results/latest.json`.
  *
- *   pnpm bench [--only inprocess|http] [--seconds 3] [--rounds 3] [--warmup 1] [--sizes 10000,1000000]
+ *   pnpm bench [--only inprocess|http|idempotency] [--seconds 3] [--rounds 3] [--warmup 1] [--sizes 10000,1000000]
  *              [--http-pets 1000000] [--out bench/results/latest.json] [--check]
  *
  * `--check` exits 1 when a target is missed.
  */
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -31,7 +33,8 @@ import { runHttp } from "./http.js"
 import type { InProcessResult, SizeInfo } from "./inProcess.js"
 import { runSize } from "./inProcess.js"
 import type { Row } from "./report.js"
-import { httpRows, inProcessRows, inProcessTarget, table, targets } from "./report.js"
+import type { IdempotencyResult } from "./report.js"
+import { httpRows, idempotencyRow, inProcessRows, inProcessTarget, table, targets } from "./report.js"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -47,8 +50,8 @@ const { values: flags } = parseArgs({
     check: { type: "boolean", default: false }
   }
 })
-if (flags.only !== undefined && flags.only !== "inprocess" && flags.only !== "http") {
-  throw new Error("--only is inprocess or http")
+if (flags.only !== undefined && !["inprocess", "http", "idempotency"].includes(flags.only)) {
+  throw new Error("--only is inprocess, http or idempotency")
 }
 const positive = (name: string, text: string): number => {
   const n = Number(text)
@@ -71,7 +74,7 @@ const loadAverageAtStart = Os.loadavg()
 const inProcessTiming = { warmupMs: 300, rounds: 5, roundMs: 200 }
 const sizeInfo: Array<SizeInfo> = []
 const inProcess: Array<InProcessResult> = []
-if (flags.only !== "http") {
+if (flags.only === undefined || flags.only === "inprocess") {
   log("In-process (PetOperations; floor: the same query on better-sqlite3 alone)")
   for (const pets of sizes) {
     const { info, results } = await runSize(pets, inProcessTiming, log)
@@ -81,13 +84,36 @@ if (flags.only !== "http") {
 }
 
 let http: HttpReport | undefined
-if (flags.only !== "inprocess") {
+if (flags.only === undefined || flags.only === "http") {
   const { connections, rounds, seconds, warmupSeconds } = httpOptions
   log(`HTTP (${connections} connections, ${rounds} rounds of ${seconds} s per scenario and server after ${warmupSeconds} s of warm-up)`)
   http = await runHttp(httpOptions, log)
 }
 
-const rows: Array<Row> = [...inProcessRows(inProcess), ...(http === undefined ? [] : httpRows(http))]
+let idempotency: IdempotencyResult | undefined
+if (flags.only === undefined || flags.only === "idempotency") {
+  log(`Idempotency-Key (${httpOptions.rounds} rounds of plain, keyed, keyed, plain, ${httpOptions.seconds} s each)`)
+  const child = spawnSync("node", [
+    "--import",
+    "tsx",
+    "bench/idempotency.ts",
+    "--json",
+    "--seconds",
+    String(httpOptions.seconds),
+    "--rounds",
+    String(httpOptions.rounds)
+  ], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
+  const lines = child.stdout.trim().split("\n")
+  for (const line of lines) if (!line.startsWith("{")) log(`  ${line}`)
+  if (child.status !== 0) throw new Error(`bench/idempotency.ts exited with ${child.status}`)
+  idempotency = JSON.parse(lines.find((line) => line.startsWith("{"))!) as IdempotencyResult
+}
+
+const rows: Array<Row> = [
+  ...inProcessRows(inProcess),
+  ...(http === undefined ? [] : httpRows(http)),
+  ...(idempotency === undefined ? [] : [idempotencyRow(idempotency)])
+]
 const missed = rows.filter((row) => row.met === false).map((row) => row.scenario)
 const elapsedSeconds = (Date.now() - started) / 1000
 
@@ -126,6 +152,7 @@ const results = {
       targets: { floor: targets.httpRatio, fastify: targets.fastifyRatio, fastifyP99: targets.fastifyP99Ratio }
     }))
   },
+  idempotency,
   missed
 }
 Fs.mkdirSync(Path.dirname(flags.out), { recursive: true })
