@@ -19,8 +19,8 @@
  * key), so a record purged, replaced or rolled back is no record. One record
  * per scope and key is what the locked read-then-insert keeps. The index
  * holds one entry per live record of the file (about 250 bytes for a 36-character key; the
- * expired ones are forgotten a few per create), and is read whole once, on
- * the first keyed create after the store opens.
+ * expired ones are forgotten a few per create), and is read whole once, when
+ * the store opens (the layer is built).
  *
  * Records are appended in creation order, which is
  * expiry order (every record lives 24 hours), so purging deletes from the
@@ -33,9 +33,9 @@
  *
  * @since 1.0.0
  */
-import type { Pet } from "@animal-store/core"
+import type { Pet, StoreError } from "@animal-store/core"
 import { IdempotencyStore } from "@animal-store/core"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import type { PetRow } from "./internal/petRow.js"
 import { toPet } from "./internal/petRow.js"
 import { insertSql } from "./internal/petSql.js"
@@ -95,6 +95,16 @@ const makeKeyIndex = () => {
   let reading: number | undefined
   const entryOf = (scope: string, key: string) => `${scope}\u0000${key}`
   return {
+    /**
+     * Reads the records of the file, outside a transaction (what it reads is
+     * committed), skipping those expired at `now`: when the store opens.
+     */
+    load: (connection: SqliteDatabase.Connection, now: number): void => {
+      for (const [petId, scope, key, expiresAt] of connection.values<readonly [number, string, string, number]>(appendedSql, committed)) {
+        if (expiresAt > now) entries.set(entryOf(scope, key), { petId, expiresAt })
+        committed = petId
+      }
+    },
     /** Reads the records appended since the last one read; inside the write transaction. Answers the last one. */
     catchUp: (connection: SqliteDatabase.Connection): number => {
       if (reading === undefined) {
@@ -180,56 +190,62 @@ const makePurger = () => {
  * @since 1.0.0
  * @category constructors
  */
-export const make: Effect.Effect<IdempotencyStore.IdempotencyStoreService, never, SqliteDatabase.SqliteDatabase> =
-  Effect.map(SqliteDatabase.SqliteDatabase, (database) => {
-    const purger = makePurger()
-    const keys = makeKeyIndex()
-    /** The record of `(scope, key)`, if its entry points to a row of that scope and key. */
-    const recordOf = (
-      connection: SqliteDatabase.Connection,
-      scope: string,
-      key: string
-    ): { readonly petId: number; readonly record: IdempotencyStore.IdempotencyRecord } | undefined => {
-      const petId = keys.find(scope, key)
-      if (petId === undefined) return undefined
-      const row = connection.firstValues<RecordRow>(selectSql, petId)
-      if (row === undefined || row[0] !== scope || row[1] !== key) return undefined
-      return {
-        petId,
-        record: { _tag: "Completed", fingerprint: row[2], expiresAt: row[3], pet: toPet([row[4], row[5], row[6], row[7]] as PetRow) }
-      }
-    }
+export const make: Effect.Effect<
+  IdempotencyStore.IdempotencyStoreService,
+  StoreError.StoreError,
+  SqliteDatabase.SqliteDatabase
+> = Effect.gen(function*() {
+  const database = yield* SqliteDatabase.SqliteDatabase
+  const purger = makePurger()
+  const keys = makeKeyIndex()
+  const now = yield* Clock.currentTimeMillis
+  yield* database.use("Reading the idempotency keys", (connection) => keys.load(connection, now))
+  /** The record of `(scope, key)`, if its entry points to a row of that scope and key. */
+  const recordOf = (
+    connection: SqliteDatabase.Connection,
+    scope: string,
+    key: string
+  ): { readonly petId: number; readonly record: IdempotencyStore.IdempotencyRecord } | undefined => {
+    const petId = keys.find(scope, key)
+    if (petId === undefined) return undefined
+    const row = connection.firstValues<RecordRow>(selectSql, petId)
+    if (row === undefined || row[0] !== scope || row[1] !== key) return undefined
     return {
-      createPet: ({ decide, key, now, pet, scope }) =>
-        database.batched("Creating an animal under an idempotency key", (connection) => {
-          let read = keys.catchUp(connection)
-          const found = recordOf(connection, scope, key)
-          const decision = decide(found?.record)
-          if (decision._tag !== "Create") return { read, outcome: decision }
-          // An expired record of this key, not yet purged, gives way to the new one.
-          if (found !== undefined) connection.run(deleteSql, found.petId)
-          purger.purgeSome(connection, now, purgePerCreate)
-          keys.forgetExpired(now, forgetPerCreate)
-          const created = toPet(connection.firstValues<PetRow>(insertSql, pet.name, pet.categoryId, pet.status)!)
-          connection.run(insertRecordSql, created.id, scope, key, decision.fingerprint, decision.expiresAt)
-          purger.appended(decision.expiresAt)
-          read = keys.appended(scope, key, created.id, decision.expiresAt)
-          return { read, outcome: { _tag: "Created", pet: created } as IdempotencyStore.IdempotentCreateOutcome }
-        }).pipe(
-          Effect.map(({ outcome, read }) => {
-            if (!database.inTransaction()) keys.settle(read)
-            return outcome
-          })
-        ),
-      purge: (now, limit) =>
-        database.use("Purging expired idempotency keys", (connection) =>
-          connection.immediate(() => purger.purge(connection, now, Math.max(0, Math.trunc(limit)))))
+      petId,
+      record: { _tag: "Completed", fingerprint: row[2], expiresAt: row[3], pet: toPet([row[4], row[5], row[6], row[7]] as PetRow) }
     }
-  })
+  }
+  return {
+    createPet: ({ decide, key, now, pet, scope }) =>
+      database.batched("Creating an animal under an idempotency key", (connection) => {
+        let read = keys.catchUp(connection)
+        const found = recordOf(connection, scope, key)
+        const decision = decide(found?.record)
+        if (decision._tag !== "Create") return { read, outcome: decision }
+        // An expired record of this key, not yet purged, gives way to the new one.
+        if (found !== undefined) connection.run(deleteSql, found.petId)
+        purger.purgeSome(connection, now, purgePerCreate)
+        keys.forgetExpired(now, forgetPerCreate)
+        const created = toPet(connection.firstValues<PetRow>(insertSql, pet.name, pet.categoryId, pet.status)!)
+        connection.run(insertRecordSql, created.id, scope, key, decision.fingerprint, decision.expiresAt)
+        purger.appended(decision.expiresAt)
+        read = keys.appended(scope, key, created.id, decision.expiresAt)
+        return { read, outcome: { _tag: "Created", pet: created } as IdempotencyStore.IdempotentCreateOutcome }
+      }).pipe(
+        Effect.map(({ outcome, read }) => {
+          if (!database.inTransaction()) keys.settle(read)
+          return outcome
+        })
+      ),
+    purge: (now, limit) =>
+      database.use("Purging expired idempotency keys", (connection) =>
+        connection.immediate(() => purger.purge(connection, now, Math.max(0, Math.trunc(limit)))))
+  }
+})
 
 /**
  * @since 1.0.0
  * @category layers
  */
-export const layer: Layer.Layer<IdempotencyStore.IdempotencyStore, never, SqliteDatabase.SqliteDatabase> = Layer
+export const layer: Layer.Layer<IdempotencyStore.IdempotencyStore, StoreError.StoreError, SqliteDatabase.SqliteDatabase> = Layer
   .effect(IdempotencyStore.IdempotencyStore, make)
