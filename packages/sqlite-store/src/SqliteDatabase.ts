@@ -1,9 +1,11 @@
 /**
  * The one SQLite connection of a store, opened with better-sqlite3.
  *
- * It is an `@effect/sql` `SqlClient`: migrations, `sql` templates and
- * `withTransaction` run on it as on `@effect/sql-sqlite-node`'s client. The
- * store's ports run their statements with `use` instead: each statement is
+ * It serves two ways, on one connection and one statement cache: `sql`, an
+ * `@effect/sql` `SqlClient` (migrations, `sql` templates, `withTransaction`,
+ * which begins with `BEGIN IMMEDIATE`), as `@effect/sql-sqlite-node`'s client
+ * does; and `use`/`batched`, which the store's ports run their statements
+ * with: each statement is
  * prepared once and every call runs synchronously, in one step no other
  * fiber can interleave with, without the work a `SqlClient` does around each
  * statement (a span, compiling the template, taking the connection's
@@ -109,9 +111,15 @@ export interface Connection {
  * @since 1.0.0
  * @category models
  */
-export interface SqliteDatabase extends SqlClient.SqlClient {
+export interface SqliteDatabase {
   readonly [TypeId]: TypeId
   readonly filename: string
+  /**
+   * The connection as an `@effect/sql` `SqlClient`. Its `withTransaction`
+   * begins with `BEGIN IMMEDIATE`, as `Connection.immediate` does: the write
+   * lock is taken before the first read.
+   */
+  readonly sql: SqlClient.SqlClient
   /**
    * Runs `f` with the connection, synchronously. An error SQLite reports is a
    * `StoreError` about `doing`; anything else `f` throws is a defect. When a
@@ -230,7 +238,11 @@ const makeSqlConnection = (db: BetterSqlite3.Database, statements: Statements): 
         catch: (cause) => new SqlError({ cause, message: "Failed to execute statement" })
       }),
     executeUnprepared: (sql, params, transformRows) =>
-      withTransform(execute(() => db.prepare(sql), params ?? [], false), transformRows),
+      // A `withTransaction` whose `BEGIN IMMEDIATE` failed (busy) has nothing
+      // to roll back: its error is `BEGIN`'s, not "no transaction is active".
+      sql === "ROLLBACK" && !db.inTransaction
+        ? Effect.succeed([])
+        : withTransform(execute(() => db.prepare(sql), params ?? [], false), transformRows),
     executeStream: () => Effect.dieMessage("executeStream not implemented")
   }
 }
@@ -311,7 +323,8 @@ export const make = (options: Options): Effect.Effect<SqliteDatabase, StoreError
       acquirer: semaphore.withPermits(1)(Effect.succeed(sqlConnection)),
       transactionAcquirer,
       compiler: Statement.makeCompilerSqlite(),
-      spanAttributes: [["db.system.name", "sqlite"]]
+      spanAttributes: [["db.system.name", "sqlite"]],
+      beginTransaction: "BEGIN IMMEDIATE"
     }).pipe(Effect.provide(Reactivity.layer))
 
     const connection = makeConnection(db, statements)
@@ -358,42 +371,5 @@ export const make = (options: Options): Effect.Effect<SqliteDatabase, StoreError
             if (batch.length === 0) setImmediate(flush)
             batch.push({ doing, f, resume: resume as Pending["resume"] })
           }))
-    const inTransaction = () => db.inTransaction
-    return Object.assign(sql, { [TypeId]: TypeId, filename, use, batched, inTransaction }) as SqliteDatabase
+    return { [TypeId]: TypeId, filename, sql, use, batched, inTransaction: () => db.inTransaction }
   })
-
-// When `BEGIN IMMEDIATE` itself fails (busy), there is nothing to roll back:
-// keep the error of `BEGIN` rather than the one of `ROLLBACK`.
-const isNoTransaction = (error: SqlError) =>
-  /no transaction is active/.test(String((error.cause as Error | undefined)?.message))
-
-/**
- * `sql.withTransaction` that starts with `BEGIN IMMEDIATE`: the write lock is
- * taken before the first read, so no other connection (in this process or
- * another one on the same file) can write between what the transaction reads
- * and what it writes. A busy lock is waited for up to the busy timeout.
- *
- * The same transaction as a `Connection`'s `immediate`, for Effect code on
- * the `SqlClient` (migrations).
- *
- * @since 1.0.0
- * @category transactions
- */
-export const makeWithImmediateTransaction = Effect.map(
-  SqlClient.SqlClient,
-  (sql) =>
-    SqlClient.makeWithTransaction({
-      transactionTag: SqlClient.TransactionConnection,
-      spanAttributes: [["db.system.name", "sqlite"]],
-      acquireConnection: Effect.flatMap(
-        Scope.make(),
-        (scope) => Effect.map(Scope.extend(sql.reserve, scope), (conn) => [scope, conn] as const)
-      ),
-      begin: (conn) => conn.executeUnprepared("BEGIN IMMEDIATE", [], undefined),
-      savepoint: (conn, id) => conn.executeUnprepared(`SAVEPOINT effect_sql_${id}`, [], undefined),
-      commit: (conn) => conn.executeUnprepared("COMMIT", [], undefined),
-      rollback: (conn) =>
-        Effect.catchIf(conn.executeUnprepared("ROLLBACK", [], undefined), isNoTransaction, () => Effect.void),
-      rollbackSavepoint: (conn, id) => conn.executeUnprepared(`ROLLBACK TO SAVEPOINT effect_sql_${id}`, [], undefined)
-    })
-)

@@ -12,7 +12,6 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { mapStoreError } from "./internal/storeError.js"
-import { makeWithImmediateTransaction } from "./SqliteDatabase.js"
 
 /**
  * The table `Migrator` records applied migrations in.
@@ -167,9 +166,8 @@ export const migrateTo = (
 ): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, StoreError.StoreError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const withImmediateTransaction = yield* makeWithImmediateTransaction
     const codeVersion = versionOf(record)
-    return yield* withImmediateTransaction(Effect.gen(function*() {
+    return yield* sql.withTransaction(Effect.gen(function*() {
       const version = yield* databaseVersion
       if (version > codeVersion) {
         return yield* new StoreError.StoreError({

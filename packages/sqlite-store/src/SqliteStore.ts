@@ -71,7 +71,7 @@ const createFolder = (filename: string) =>
 
 /**
  * Opens the database file, sets its pragmas and migrates it: the
- * `SqliteDatabase` (a `SqlClient`) the per-port modules run on. The file is
+ * `SqliteDatabase` the per-port modules run on. The file is
  * closed when the scope closes.
  *
  * @since 1.0.0
@@ -82,13 +82,13 @@ export const makeClient = (
 ): Effect.Effect<SqliteDatabase.SqliteDatabase, StoreError.StoreError, Scope.Scope> =>
   Effect.gen(function*() {
     yield* createFolder(options.filename)
-    const sql = yield* SqliteDatabase.make(options)
-    yield* Effect.provideService(SqliteMigrations.migrate, SqlClient.SqlClient, sql)
-    return sql
+    const database = yield* SqliteDatabase.make(options)
+    yield* Effect.provideService(SqliteMigrations.migrate, SqlClient.SqlClient, database.sql)
+    return database
   })
 
 /**
- * The `SqliteDatabase` of `makeClient`, also as the `SqlClient`.
+ * The `SqliteDatabase` of `makeClient`, and its `SqlClient`.
  *
  * @since 1.0.0
  * @category layers
@@ -99,7 +99,7 @@ export const layerClient = (
   Layer.scopedContext(
     Effect.map(
       makeClient(options),
-      (database) => Context.make(SqliteDatabase.SqliteDatabase, database).pipe(Context.add(SqlClient.SqlClient, database))
+      (database) => Context.make(SqliteDatabase.SqliteDatabase, database).pipe(Context.add(SqlClient.SqlClient, database.sql))
     )
   )
 

@@ -106,7 +106,7 @@ describe("SqliteStore", () => {
           "2_broken": broken
         }))
         return { error, tables: yield* tableNames }
-      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, SqliteDatabase.make({ filename: fresh }))))
+      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, Effect.map(SqliteDatabase.make({ filename: fresh }), (database) => database.sql))))
       expect(fromEmpty.error).toBeInstanceOf(StoreError.StoreError)
       expect(fromEmpty.error.message).toContain("no_such_table")
       expect(fromEmpty.tables).toEqual([])
@@ -144,7 +144,7 @@ describe("SqliteStore", () => {
         yield* sql`INSERT INTO idempotency_keys
           (scope, key, fingerprint, expires_at, pet_id, pet_name, pet_category_id, pet_status)
           VALUES ('key-1', 'retry-1', ${Idempotency.fingerprint(body)}, ${now + 1000}, 7, 'Rex', 3, 'sold')`
-      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, SqliteDatabase.make({ filename }))))
+      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, Effect.map(SqliteDatabase.make({ filename }), (database) => database.sql))))
       const outcome = yield* Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
         store.createPet({
           scope: "key-1",
@@ -178,7 +178,7 @@ describe("SqliteStore", () => {
         yield* sql`INSERT INTO idempotency_keys (pet_id, scope, key, fingerprint, expires_at) VALUES
           (7, 'key-1', 'retry-1', ${Idempotency.fingerprint(rex)}, ${now + 1000}),
           (8, 'key-2', 'retry-1', ${Idempotency.fingerprint(tom)}, ${now + 1000})`
-      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, SqliteDatabase.make({ filename }))))
+      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, Effect.map(SqliteDatabase.make({ filename }), (database) => database.sql))))
       const retry = (scope: string, body: typeof rex) =>
         Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
           store.createPet({
@@ -439,7 +439,7 @@ describe("SqliteStore", () => {
 
   it.scoped("a port call waits for another fiber's SqlClient transaction to end, and is not part of it", () =>
     Effect.gen(function*() {
-      const other = yield* SqliteDatabase.make({ filename: ":memory:" })
+      const other = (yield* SqliteDatabase.make({ filename: ":memory:" })).sql
       const alone = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E | SqlError> => call
       // Inside a transaction of another SqlClient, the call must still wait.
       for (const around of [alone, other.withTransaction]) {
