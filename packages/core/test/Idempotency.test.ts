@@ -118,6 +118,9 @@ describe("PetOperations.createPet with an idempotency key", () => {
       const again = yield* operations.createPetOutcome({ categoryId: 1, name: "Rex" }, { idempotencyKey: "k" })
       expect(again).toEqual({ pet: first.pet, replayed: true })
       expect(yield* operations.createPet({ name: "Rex", categoryId: 1 }, { idempotencyKey: "k" })).toEqual(first.pet)
+      // Without a scope, the host's own: the scope "".
+      expect(yield* operations.createPet({ name: "Rex", categoryId: 1 }, { idempotencyKey: "k", idempotencyScope: "" }))
+        .toEqual(first.pet)
       const reused = yield* Effect.flip(operations.createPet({ name: "Tom", categoryId: 1 }, { idempotencyKey: "k" }))
       expect(reused).toBeInstanceOf(IdempotencyKeyReused)
       expect((reused as IdempotencyKeyReused).code).toBe("idempotency_key_reused")
