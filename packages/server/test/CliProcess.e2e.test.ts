@@ -73,6 +73,24 @@ describe.concurrent("the animal-store command", () => {
     Fs.rmSync(folder, { recursive: true, force: true })
   })
 
+  it("a key revoked by `keys revoke` (another process) is refused by a running server on the next request", async () => {
+    const folder = temporaryFolder()
+    const store = ["--store", `sqlite:${Path.join(folder, "data", "animal-store.db")}`]
+    const created = await runCli(["keys", "create", "--plan", "pro", ...store])
+    const secret = created.stdout.trim()
+    const id = /Created key (\S+) /.exec(created.stderr)![1]!
+    const serving = await startServe(store, {})
+    const listPets = () => fetch(`${serving.origin}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } })
+    expect((await listPets()).status).toBe(200)
+    expect((await runCli(["keys", "revoke", id, ...store])).code).toBe(0)
+    const reply = await listPets()
+    expect(reply.status).toBe(401)
+    expect(((await reply.json()) as { readonly code: string }).code).toBe("unauthorized")
+    serving.child.kill("SIGTERM")
+    expect((await serving.exited).code).toBe(0)
+    Fs.rmSync(folder, { recursive: true, force: true })
+  })
+
   it("serves with provisioned keys and a JSON access log, and on SIGTERM finishes requests in flight, closes the store and exits 0", async () => {
     const folder = temporaryFolder()
     const database = Path.join(folder, "data", "animal-store.db")

@@ -1,8 +1,9 @@
-import { AccessConfig, ApiKeyAuth } from "@animal-store/core"
+import { AccessConfig, ApiKey, ApiKeyAuth, ApiKeyStore, Plan } from "@animal-store/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import * as fc from "effect/FastCheck"
 import * as Fs from "node:fs"
-import { SqliteStore } from "../src/index.js"
+import { SqliteDatabase, SqliteStore } from "../src/index.js"
 import { databaseFiles, tempDatabase } from "./internal/files.js"
 
 /** The files of the database holding `text` (as UTF-8). */
@@ -46,4 +47,105 @@ describe("SqliteApiKeyStore", () => {
       // Closed: the WAL was checkpointed into the database file.
       scan(secrets, digests)
     }))
+
+  it.scoped("a key kept in memory is refused from the turn after another connection revoked it", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const [here, elsewhere] = yield* Effect.all([connection(filename), connection(filename)])
+      const secret = "ask_live_keptkeykeptkeykeptkey00"
+      const issued = yield* Effect.flatMap(here.auth, (auth) => auth.provision(Redacted.make(secret), { plan: "pro" }))
+      expect((yield* Effect.flatMap(here.auth, (auth) => auth.authenticate(secret))).keyId).toBe(issued.id)
+      yield* nextTurn
+      expect((yield* Effect.flatMap(here.auth, (auth) => auth.authenticate(secret))).keyId).toBe(issued.id)
+      yield* Effect.flatMap(elsewhere.keys, (keys) => keys.revoke(issued.id, new Date(1_000)))
+      yield* nextTurn
+      const refused = yield* Effect.flip(Effect.flatMap(here.auth, (auth) => auth.authenticate(secret)))
+      expect(refused._tag === "Unauthorized" && refused.reason).toBe("revoked")
+    }))
+
+  it.scoped("keys found by digest are kept while no other connection commits: the row is not read again", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const [here, elsewhere] = yield* Effect.all([connection(filename), connection(filename)])
+      const stored = yield* Effect.flatMap(here.keys, (keys) => keys.insert(apiKey(1)))
+      expect(yield* Effect.flatMap(here.keys, (keys) => keys.findByDigest(stored.digest))).toEqual(Option.some(stored))
+      // Written by hand through this connection (documented as not seen), the change shows the key was kept.
+      yield* here.database.use("test", (c) => c.run("UPDATE api_keys SET plan = 'business' WHERE id = ?", stored.id))
+      yield* nextTurn
+      expect(Option.map(yield* Effect.flatMap(here.keys, (keys) => keys.findByDigest(stored.digest)), (k) => k.plan))
+        .toEqual(Option.some("free"))
+      // Any commit of another connection makes it read again.
+      yield* Effect.flatMap(elsewhere.keys, (keys) => keys.insert(apiKey(2)))
+      yield* nextTurn
+      expect(Option.map(yield* Effect.flatMap(here.keys, (keys) => keys.findByDigest(stored.digest)), (k) => k.plan))
+        .toEqual(Option.some("business"))
+    }))
+
+  it.scoped.prop(
+    "two connections inserting, revoking and finding keys in any order find what a single store would, a turn later",
+    {
+      steps: fc.array(
+        fc.record({
+          on: fc.constantFrom(0, 1),
+          op: fc.constantFrom("insert", "revoke", "find"),
+          key: fc.integer({ min: 1, max: 2 })
+        }),
+        { minLength: 1, maxLength: 25 }
+      )
+    },
+    ({ steps }) =>
+      Effect.gen(function*() {
+        const filename = yield* tempDatabase
+        const connections = yield* Effect.all([connection(filename), connection(filename)])
+        const model = new Map<number, ApiKey.ApiKey>()
+        for (const [i, { key, on, op }] of steps.entries()) {
+          const keys = yield* connections[on]!.keys
+          if (op === "insert") {
+            const inserted = yield* keys.insert(apiKey(key))
+            if (!model.has(key)) model.set(key, apiKey(key))
+            expect(inserted).toEqual(model.get(key))
+          } else if (op === "revoke") {
+            const revoked = yield* keys.revoke(`key_cachecachecache${key}`, new Date(1_000 + i))
+            const before = model.get(key)
+            if (before !== undefined && Option.isNone(before.revokedAt)) {
+              model.set(key, new ApiKey.ApiKey({ ...before, revokedAt: Option.some(new Date(1_000 + i)) }))
+            }
+            expect(revoked).toEqual(Option.fromNullable(model.get(key)))
+          } else {
+            expect(yield* keys.findByDigest(apiKey(key).digest)).toEqual(Option.fromNullable(model.get(key)))
+          }
+          yield* nextTurn
+        }
+      }),
+    { fastCheck: { numRuns: 150 } }
+  )
 })
+
+/** One store on `filename`, as another process would open it. */
+const connection = (filename: string) =>
+  Effect.map(
+    Layer.build(Layer.provideMerge(
+      Layer.provideMerge(ApiKeyAuth.layer, AccessConfig.layer()),
+      Layer.fresh(Layer.provideMerge(SqliteStore.layerPorts, SqliteStore.layerClient({ filename })))
+    )),
+    (context) => ({
+      database: Context.get(context, SqliteDatabase.SqliteDatabase),
+      keys: Effect.succeed(Context.get(context, ApiKeyStore.ApiKeyStore)),
+      auth: Effect.succeed(Context.get(context, ApiKeyAuth.ApiKeyAuth))
+    })
+  )
+
+/** Lets the event loop turn (kept keys are checked once a turn). */
+const nextTurn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+
+const apiKey = (n: number) =>
+  new ApiKey.ApiKey({
+    id: `key_cachecachecache${n}`,
+    prefix: "ask_live_abcd",
+    digest: String(n).padStart(64, "0"),
+    plan: "free",
+    limits: Plan.limitsByPlan.free,
+    environment: "production",
+    createdAt: new Date(n),
+    revokedAt: Option.none()
+  })
