@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Logger } from "effect"
+import { Effect, FiberId, Logger } from "effect"
+import * as fc from "effect/FastCheck"
 import { Writable } from "node:stream"
 import { AccessLog } from "@animal-store/http-adapter"
 import * as JsonLines from "../src/internal/jsonLines.js"
@@ -72,4 +73,33 @@ describe("the server's JSON lines", () => {
         expect(Object.keys(direct)).toEqual(Object.keys(logged))
       }
     }))
+
+  it.prop(
+    "an access line is JSON.stringify of the logger's object, for any entry, time and fiber",
+    {
+      entry: fc.record({
+        method: fc.string({ unit: "binary" }),
+        path: fc.string({ unit: "binary" }),
+        status: fc.integer({ min: 100, max: 599 }),
+        durationMs: fc.integer({ min: 0, max: 600_000 }),
+        client: fc.string({ unit: "binary" }),
+        keyId: fc.option(fc.string({ unit: "binary" }), { nil: undefined })
+      }),
+      times: fc.array(fc.integer({ min: 0, max: 8_640_000_000_000 }), { minLength: 1, maxLength: 3 }),
+      fiber: fc.nat()
+    },
+    ({ entry, fiber, times }) => {
+      for (const time of times) {
+        const fiberId = FiberId.runtime(fiber, 0)
+        expect(JsonLines.accessLine(entry, fiberId, new Date(time))).toBe(JSON.stringify({
+          message: AccessLog.message,
+          logLevel: "INFO",
+          timestamp: new Date(time).toISOString(),
+          annotations: { ...entry },
+          spans: {},
+          fiberId: FiberId.threadName(fiberId)
+        }))
+      }
+    }
+  )
 })
