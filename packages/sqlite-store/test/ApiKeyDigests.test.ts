@@ -53,13 +53,13 @@ describe("SqliteApiKeyStore", () => {
       const filename = yield* tempDatabase
       const [here, elsewhere] = yield* Effect.all([connection(filename), connection(filename)])
       const secret = "ask_live_keptkeykeptkeykeptkey00"
-      const issued = yield* Effect.flatMap(here.auth, (auth) => auth.provision(Redacted.make(secret), { plan: "pro" }))
-      expect((yield* Effect.flatMap(here.auth, (auth) => auth.authenticate(secret))).keyId).toBe(issued.id)
+      const issued = yield* here.auth.provision(Redacted.make(secret), { plan: "pro" })
+      expect((yield* here.auth.authenticate(secret)).keyId).toBe(issued.id)
       yield* nextTurn
-      expect((yield* Effect.flatMap(here.auth, (auth) => auth.authenticate(secret))).keyId).toBe(issued.id)
-      yield* Effect.flatMap(elsewhere.keys, (keys) => keys.revoke(issued.id, new Date(1_000)))
+      expect((yield* here.auth.authenticate(secret)).keyId).toBe(issued.id)
+      yield* elsewhere.keys.revoke(issued.id, new Date(1_000))
       yield* nextTurn
-      const refused = yield* Effect.flip(Effect.flatMap(here.auth, (auth) => auth.authenticate(secret)))
+      const refused = yield* Effect.flip(here.auth.authenticate(secret))
       expect(refused._tag === "Unauthorized" && refused.reason).toBe("revoked")
     }))
 
@@ -67,17 +67,17 @@ describe("SqliteApiKeyStore", () => {
     Effect.gen(function*() {
       const filename = yield* tempDatabase
       const [here, elsewhere] = yield* Effect.all([connection(filename), connection(filename)])
-      const stored = yield* Effect.flatMap(here.keys, (keys) => keys.insert(apiKey(1)))
-      expect(yield* Effect.flatMap(here.keys, (keys) => keys.findByDigest(stored.digest))).toEqual(Option.some(stored))
+      const stored = yield* here.keys.insert(apiKey(1))
+      expect(yield* here.keys.findByDigest(stored.digest)).toEqual(Option.some(stored))
       // Written by hand through this connection (documented as not seen), the change shows the key was kept.
       yield* here.database.use("test", (c) => c.run("UPDATE api_keys SET plan = 'business' WHERE id = ?", stored.id))
       yield* nextTurn
-      expect(Option.map(yield* Effect.flatMap(here.keys, (keys) => keys.findByDigest(stored.digest)), (k) => k.plan))
+      expect(Option.map(yield* here.keys.findByDigest(stored.digest), (k) => k.plan))
         .toEqual(Option.some("free"))
       // Any commit of another connection makes it read again.
-      yield* Effect.flatMap(elsewhere.keys, (keys) => keys.insert(apiKey(2)))
+      yield* elsewhere.keys.insert(apiKey(2))
       yield* nextTurn
-      expect(Option.map(yield* Effect.flatMap(here.keys, (keys) => keys.findByDigest(stored.digest)), (k) => k.plan))
+      expect(Option.map(yield* here.keys.findByDigest(stored.digest), (k) => k.plan))
         .toEqual(Option.some("business"))
     }))
 
@@ -99,16 +99,17 @@ describe("SqliteApiKeyStore", () => {
         const connections = yield* Effect.all([connection(filename), connection(filename)])
         const model = new Map<number, ApiKey.ApiKey>()
         for (const [i, { key, on, op }] of steps.entries()) {
-          const keys = yield* connections[on]!.keys
+          const keys = connections[on]!.keys
           if (op === "insert") {
             const inserted = yield* keys.insert(apiKey(key))
             if (!model.has(key)) model.set(key, apiKey(key))
             expect(inserted).toEqual(model.get(key))
           } else if (op === "revoke") {
-            const revoked = yield* keys.revoke(`key_cachecachecache${key}`, new Date(1_000 + i))
+            const at = new Date(1_000 + i)
+            const revoked = yield* keys.revoke(apiKey(key).id, at)
             const before = model.get(key)
             if (before !== undefined && Option.isNone(before.revokedAt)) {
-              model.set(key, new ApiKey.ApiKey({ ...before, revokedAt: Option.some(new Date(1_000 + i)) }))
+              model.set(key, new ApiKey.ApiKey({ ...before, revokedAt: Option.some(at) }))
             }
             expect(revoked).toEqual(Option.fromNullable(model.get(key)))
           } else {
@@ -130,8 +131,8 @@ const connection = (filename: string) =>
     )),
     (context) => ({
       database: Context.get(context, SqliteDatabase.SqliteDatabase),
-      keys: Effect.succeed(Context.get(context, ApiKeyStore.ApiKeyStore)),
-      auth: Effect.succeed(Context.get(context, ApiKeyAuth.ApiKeyAuth))
+      keys: Context.get(context, ApiKeyStore.ApiKeyStore),
+      auth: Context.get(context, ApiKeyAuth.ApiKeyAuth)
     })
   )
 
