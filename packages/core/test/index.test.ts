@@ -15,6 +15,7 @@ describe("@animal-store/core", () => {
       "ApiKeyAuth",
       "ApiKeyStore",
       "DeprecationPolicy",
+      "Durability",
       "GuardedPetOperations",
       "Idempotency",
       "IdempotencyStore",

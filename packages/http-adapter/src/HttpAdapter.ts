@@ -13,11 +13,13 @@
  *
  * @since 1.0.0
  */
+import type { StoreError } from "@animal-store/core"
+import { Durability } from "@animal-store/core"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Stream } from "effect"
-import { Effect, Exit, Layer, ManagedRuntime, Option, Runtime } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Runtime } from "effect"
 import * as Http from "node:http"
 import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
@@ -52,7 +54,7 @@ const nodeHeaders = (response: HttpExchange.Response): Http.OutgoingHttpHeaders 
  * Writes the response in one go; nothing when the client is gone; a 500 if
  * Node refuses a header. Node sends no body for `HEAD`.
  */
-const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response>): void => {
+const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response, unknown>): void => {
   if (to.headersSent || to.destroyed) return
   const response = Exit.isSuccess(exit) ? exit.value : ErrorResponse.internalError
   try {
@@ -129,10 +131,18 @@ const rawResponse = (response: HttpExchange.Response): Buffer => {
 export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListeners, never, Requirements> =>
   Effect.gen(function*() {
     const { handle, reject } = yield* RequestHandler.makeHandlers(options)
+    const { deferCommit } = yield* Durability.Durability
     const runCallback = Runtime.runCallback(yield* Effect.runtime<Requirements>())
+    /** Writes the response once what the request wrote is durable; a 503 if that commit failed. */
+    const answer = (to: Http.ServerResponse) => (exit: Exit.Exit<HttpExchange.Response, StoreError.StoreError>) => {
+      if (Exit.isSuccess(exit)) return writeNode(to, exit)
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isNone(failure)) return writeNode(to, exit)
+      runCallback(ErrorResponse.respond(failure.value), { onExit: (response) => writeNode(to, response) })
+    }
     const serve = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean) => {
       const read = RequestBody.fromNode(request)
-      runCallback(
+      runCallback(deferCommit(
         handle({
           method: request.method ?? "GET",
           url: request.url ?? "/",
@@ -147,8 +157,8 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
               })
             : read
         }),
-        { onExit: (exit) => writeNode(response, exit) }
-      )
+        answer(response)
+      ))
     }
     return {
       request: (request, response) => serve(request, response, false),

@@ -5,7 +5,7 @@
  * `@effect/sql` `SqlClient` (migrations, `sql` templates, `withTransaction`,
  * which begins with `BEGIN IMMEDIATE`), as `@effect/sql-sqlite-node`'s client
  * does; and `use`/`batched`, which the store's ports run their statements
- * with: each statement is
+ * with, and `durability`, the store's `Durability` (group commit). Each statement is
  * prepared once and every call runs synchronously, in one step no other
  * fiber can interleave with, without the work a `SqlClient` does around each
  * statement (a span, compiling the template, taking the connection's
@@ -14,13 +14,14 @@
  *
  * @since 1.0.0
  */
+import type { Durability } from "@animal-store/core"
 import { StoreError } from "@animal-store/core"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
-import { Context, Effect, Exit, Option, Runtime, Schedule, Scope } from "effect"
+import { Context, Effect, Exit, FiberRef, Option, Schedule, Scope } from "effect"
 import type * as BetterSqlite3 from "./internal/betterSqlite3.js"
 import { isBusy, isSqliteError, open } from "./internal/betterSqlite3.js"
 import { fromCause } from "./internal/storeError.js"
@@ -105,6 +106,12 @@ export interface Connection {
    * process or another, writes between what `f` reads and what it writes.
    */
   readonly immediate: <A>(f: () => A) => A
+  /**
+   * Calls `f` once what was written so far is committed: at the end of the
+   * turn's transaction (never if it fails), at once outside any transaction,
+   * never inside a `SqlClient` transaction (its end is the host's).
+   */
+  readonly afterCommit: (f: () => void) => void
 }
 
 /**
@@ -126,27 +133,34 @@ export interface SqliteDatabase {
    * `SqlClient` transaction of another fiber is open on the connection, waits
    * for it to end first (also inside a transaction of another `SqlClient`);
    * inside this client's (`withTransaction` around the call), runs in it.
+   * While the turn's write transaction is open (see `batched`), runs in it:
+   * what `f` read may not be committed yet, so the call ends once that
+   * transaction has committed (at once under `durability.deferCommit`, which
+   * hands the request's outcome over after the commit).
    */
   readonly use: <A>(doing: string, f: (connection: Connection) => A) => Effect.Effect<A, StoreError.StoreError>
   /**
-   * Group commit: runs `f` with the connection in the write transaction of
-   * this turn of the event loop. The calls of one turn run in one `BEGIN
-   * IMMEDIATE` transaction, in the order they came (a call reads what the
-   * calls before it wrote), and each gets its result once that transaction
-   * has committed, so nothing is answered before it is durable. One commit
-   * (one set of locks, one write of each changed page) then serves every
-   * request the server read in that turn. If a call throws, the transaction
-   * is rolled back and every call of the turn fails: with a `StoreError`
-   * about `doing` of the first call when SQLite reported the error, else
-   * with the defect. Inside this client's `SqlClient` transaction
-   * (`withTransaction` around the call), `f` runs in it at once.
+   * Group commit: runs `f` at once, synchronously, in the write transaction
+   * of this turn of the event loop, which the first call of the turn begins
+   * (`BEGIN IMMEDIATE`) and which commits when the turn ends, so one commit
+   * (one set of locks, one write of each changed page) serves every request
+   * the server read in that turn. A call reads what the calls before it
+   * wrote. It ends once that transaction has committed, so nothing is
+   * answered before it is durable; under `durability.deferCommit` it ends at
+   * once, and the request's outcome is handed over after the commit instead,
+   * so no request waits in the middle of its work. If a call throws, the transaction is rolled back and every call
+   * of the turn fails: with a `StoreError` about `doing` of that call when
+   * SQLite reported the error, else with the defect. Inside this client's
+   * `SqlClient` transaction (`withTransaction` around the call), `f` runs in
+   * it; a `SqlClient` transaction or query first commits the turn's.
    */
   readonly batched: <A>(doing: string, f: (connection: Connection) => A) => Effect.Effect<A, StoreError.StoreError>
   /**
-   * Whether a transaction is open on the connection now. Once a `batched`
-   * call has succeeded, `false` means what it read and wrote is committed
-   * (`true`: it ran inside a `SqlClient` transaction still open).
+   * The store's `Durability`: under `deferCommit` the calls of a request end
+   * before their turn's commit, and its outcome is handed over after it.
    */
+  readonly durability: Durability.DurabilityService
+  /** Whether a `SqlClient` transaction is open on the connection now (not the turn's group commit). */
   readonly inTransaction: () => boolean
 }
 
@@ -180,7 +194,11 @@ const makeStatements = (db: BetterSqlite3.Database) => {
 
 type Statements = ReturnType<typeof makeStatements>
 
-const makeConnection = (db: BetterSqlite3.Database, statements: Statements): Connection => {
+const makeConnection = (
+  db: BetterSqlite3.Database,
+  statements: Statements,
+  afterCommit: (f: () => void) => void
+): Connection => {
   const prepared = statements.objects
   const preparedRaw = statements.arrays
   const inTransaction = db.transaction((f: () => unknown) => f()).immediate
@@ -192,7 +210,8 @@ const makeConnection = (db: BetterSqlite3.Database, statements: Statements): Con
     run: (sql, ...params) => {
       prepared(sql).run(...params)
     },
-    immediate: <A>(f: () => A) => inTransaction(f) as A
+    immediate: <A>(f: () => A) => inTransaction(f) as A,
+    afterCommit
   }
 }
 
@@ -255,6 +274,134 @@ const attempt = <A>(doing: string, f: (connection: Connection) => A, connection:
   }
 }
 
+/** How a turn's transaction failed, as every call of it fails. */
+type Failure = Exit.Exit<never, StoreError.StoreError>
+
+/** The write transaction of one turn of the event loop. */
+interface Turn {
+  /** Why it was rolled back, once it was. */
+  failure: Failure | undefined
+  ended: boolean
+  /** Called once it has ended, committed or not. */
+  readonly ending: Array<() => void>
+  /** Called once it has committed. */
+  readonly committed: Array<() => void>
+}
+
+/** The turns a request's calls ran in, under `deferCommit`. */
+const currentDeferral = FiberRef.unsafeMake<Array<Turn> | undefined>(undefined)
+
+type FiberRuntime = Parameters<Parameters<typeof Effect.withFiberRuntime>[0]>[0]
+
+/** `result` once `turn` has committed; the turn's failure if it did not. */
+const afterTurn = <A>(turn: Turn, result: Effect.Effect<A, StoreError.StoreError>): Effect.Effect<A, StoreError.StoreError> =>
+  turn.failure !== undefined
+    ? turn.failure
+    : turn.ended
+    ? result
+    : Effect.async<A, StoreError.StoreError>((resume) => {
+      turn.ending.push(() => resume(turn.failure ?? result))
+    })
+
+/** Calls `onDurable` with `exit` once every turn of `turns` (they end in order) has committed, else with the first failure. */
+const whenCommitted = <A, E>(
+  turns: ReadonlyArray<Turn>,
+  exit: Exit.Exit<A, E>,
+  onDurable: (exit: Exit.Exit<A, E | StoreError.StoreError>) => void
+): void => {
+  for (const turn of turns) {
+    if (turn.failure !== undefined) return onDurable(turn.failure)
+  }
+  const last = turns[turns.length - 1]
+  if (last === undefined || last.ended) return onDurable(exit)
+  last.ending.push(() => whenCommitted(turns, exit, onDurable))
+}
+
+/**
+ * The group commit of a connection: the transaction of the current turn,
+ * begun by its first write and committed when the turn ends (`setImmediate`),
+ * or earlier by `end`.
+ */
+const makeTurns = (db: BetterSqlite3.Database) => {
+  let open: Turn | undefined
+  const fail = (turn: Turn, failure: Failure): Failure => {
+    turn.failure ??= failure
+    // SQLite may have rolled it back itself (a full disk, an I/O error).
+    if (db.inTransaction) db.exec("ROLLBACK")
+    return turn.failure
+  }
+  const end = (): void => {
+    const turn = open
+    if (turn === undefined) return
+    open = undefined
+    if (turn.failure === undefined) {
+      try {
+        db.exec("COMMIT")
+      } catch (error) {
+        fail(turn, Exit.fail(fromCause("Committing the writes of a turn", error)))
+      }
+    }
+    turn.ended = true
+    if (turn.failure === undefined) for (const f of turn.committed) f()
+    for (const f of turn.ending) f()
+  }
+  return {
+    end,
+    isOpen: (): boolean => open !== undefined,
+    /** The turn whose transaction is open, if any and not rolled back. */
+    current: (): Turn | undefined => open?.failure === undefined ? open : undefined,
+    /** The turn of this turn of the event loop, begun when it is not yet; the failure of `BEGIN` when it cannot begin. */
+    join: (doing: string): Turn | Failure => {
+      if (open !== undefined) return open
+      try {
+        db.exec("BEGIN IMMEDIATE")
+      } catch (error) {
+        return isSqliteError(error) ? Exit.fail(fromCause(doing, error)) : Exit.die(error)
+      }
+      const turn: Turn = { failure: undefined, ended: false, ending: [], committed: [] }
+      open = turn
+      setImmediate(() => {
+        if (open === turn) end()
+      })
+      return turn
+    },
+    /** Runs `f` in `turn`; if it throws, the turn is rolled back and every call of it fails. */
+    run: <A>(turn: Turn, doing: string, f: (connection: Connection) => A, connection: Connection) => {
+      if (turn.failure !== undefined) return turn.failure
+      try {
+        return Effect.succeed(f(connection))
+      } catch (error) {
+        return fail(turn, isSqliteError(error) ? Exit.fail(fromCause(doing, error)) : Exit.die(error))
+      }
+    },
+    /** `result` of a call in `turn`: at once under `deferCommit` (which waits for the turn), else once the turn has committed. */
+    answer: <A>(fiber: FiberRuntime, turn: Turn, result: Effect.Effect<A, StoreError.StoreError>) => {
+      const deferral = fiber.getFiberRef(currentDeferral)
+      if (deferral === undefined) return afterTurn(turn, result)
+      if (deferral[deferral.length - 1] !== turn) deferral.push(turn)
+      return result
+    },
+    afterCommit: (f: () => void): void => {
+      if (open !== undefined) {
+        if (open.failure === undefined) open.committed.push(f)
+      } else if (!db.inTransaction) {
+        f()
+      }
+    },
+    deferCommit: <A, E, R>(
+      effect: Effect.Effect<A, E, R>,
+      onDurable: (exit: Exit.Exit<A, E | StoreError.StoreError>) => void
+    ): Effect.Effect<void, never, R> =>
+      Effect.suspend(() => {
+        const deferral: Array<Turn> = []
+        return Effect.map(
+          Effect.exit(Effect.locally(effect, currentDeferral, deferral)),
+          (exit) => whenCommitted(deferral, exit, onDurable)
+        )
+      })
+  }
+}
+
 /**
  * WAL frames between automatic checkpoints (SQLite's default is 1,000). A
  * checkpoint copies each page once however often it was rewritten since the
@@ -310,66 +457,68 @@ export const make = (options: Options): Effect.Effect<SqliteDatabase, StoreError
     const semaphore = yield* Effect.makeSemaphore(1)
     const statements = makeStatements(db)
     const sqlConnection = makeSqlConnection(db, statements)
+    const turns = makeTurns(db)
+    yield* Effect.addFinalizer(() => Effect.sync(turns.end))
+    // A `SqlClient` query or transaction first commits the turn's transaction.
+    const withoutTurn = Effect.sync(() => {
+      turns.end()
+      return sqlConnection
+    })
     const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
-      Effect.as(
+      Effect.zipRight(
         Effect.zipRight(
           restore(semaphore.take(1)),
           Effect.tap(Effect.scope, (scope) => Scope.addFinalizer(scope, semaphore.release(1)))
         ),
-        sqlConnection
+        withoutTurn
       )
     )
     const sql = yield* SqlClient.make({
-      acquirer: semaphore.withPermits(1)(Effect.succeed(sqlConnection)),
+      acquirer: semaphore.withPermits(1)(withoutTurn),
       transactionAcquirer,
       compiler: Statement.makeCompilerSqlite(),
       spanAttributes: [["db.system.name", "sqlite"]],
       beginTransaction: "BEGIN IMMEDIATE"
     }).pipe(Effect.provide(Reactivity.layer))
 
-    const connection = makeConnection(db, statements)
-    const inOwnTransaction = Effect.map(
-      Effect.serviceOption(SqlClient.TransactionConnection),
-      Option.exists(([conn]) => conn === sqlConnection)
-    )
-    const use = <A>(doing: string, f: (connection: Connection) => A): Effect.Effect<A, StoreError.StoreError> =>
-      Effect.suspend(() =>
-        db.inTransaction
-          ? Effect.flatMap(inOwnTransaction, (inside) =>
-            inside
-              ? attempt(doing, f, connection)
-              : Effect.scoped(Effect.zipRight(transactionAcquirer, Effect.suspend(() => attempt(doing, f, connection)))))
-          : attempt(doing, f, connection)
-      )
-
-    interface Pending {
-      readonly doing: string
-      readonly f: (connection: Connection) => unknown
-      readonly resume: (exit: Effect.Effect<unknown, StoreError.StoreError>) => void
-    }
-    const runCallback = Runtime.runCallback(yield* Effect.runtime<never>())
-    let batch: Array<Pending> = []
-    const flush = () => {
-      const pending = batch
-      batch = []
-      runCallback(
-        use(pending[0]!.doing, (connection) => connection.immediate(() => pending.map(({ f }) => f(connection)))),
-        {
-          onExit: (exit) => {
-            for (let i = 0; i < pending.length; i++) {
-              pending[i]!.resume(Exit.isSuccess(exit) ? Effect.succeed(exit.value[i]) : exit)
-            }
-          }
-        }
-      )
-    }
-    const batched = <A>(doing: string, f: (connection: Connection) => A): Effect.Effect<A, StoreError.StoreError> =>
-      Effect.flatMap(inOwnTransaction, (inside) =>
-        inside
+    const connection = makeConnection(db, statements, turns.afterCommit)
+    /** Whether a `SqlClient` transaction (not the turn's) is open on the connection. */
+    const inSqlTransaction = () => db.inTransaction && !turns.isOpen()
+    /**
+     * `inTurn` unless a `SqlClient` transaction is open: in this fiber's, runs
+     * `f` in it; in another fiber's, waits for it to end first.
+     */
+    const outsideSqlTransaction = <A>(
+      doing: string,
+      f: (connection: Connection) => A,
+      inTurn: (fiber: FiberRuntime) => Effect.Effect<A, StoreError.StoreError>
+    ): Effect.Effect<A, StoreError.StoreError> => {
+      const self: Effect.Effect<A, StoreError.StoreError> = Effect.withFiberRuntime((fiber) => {
+        if (!inSqlTransaction()) return inTurn(fiber)
+        const own = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
+        return Option.isSome(own) && own.value[0] === sqlConnection
           ? attempt(doing, f, connection)
-          : Effect.async<A, StoreError.StoreError>((resume) => {
-            if (batch.length === 0) setImmediate(flush)
-            batch.push({ doing, f, resume: resume as Pending["resume"] })
-          }))
-    return { [TypeId]: TypeId, filename, sql, use, batched, inTransaction: () => db.inTransaction }
+          : Effect.scoped(Effect.zipRight(transactionAcquirer, self))
+      })
+      return self
+    }
+    const use = <A>(doing: string, f: (connection: Connection) => A): Effect.Effect<A, StoreError.StoreError> =>
+      outsideSqlTransaction(doing, f, (fiber) => {
+        const turn = turns.current()
+        return turn === undefined ? attempt(doing, f, connection) : turns.answer(fiber, turn, turns.run(turn, doing, f, connection))
+      })
+    const batched = <A>(doing: string, f: (connection: Connection) => A): Effect.Effect<A, StoreError.StoreError> =>
+      outsideSqlTransaction(doing, f, (fiber) => {
+        const turn = turns.join(doing)
+        return Exit.isExit(turn) ? turn : turns.answer(fiber, turn, turns.run(turn, doing, f, connection))
+      })
+    return {
+      [TypeId]: TypeId,
+      filename,
+      sql,
+      use,
+      batched,
+      durability: { deferCommit: turns.deferCommit },
+      inTransaction: inSqlTransaction
+    }
   })

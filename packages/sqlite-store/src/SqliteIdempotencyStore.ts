@@ -83,7 +83,8 @@ const forgetPerCreate = 4
  * purged, replaced or rolled back is no record.
  *
  * `committed` is the last record known committed: it only moves once the
- * transaction that read up to it has committed (`settle`), so records of a
+ * transaction that read up to it has committed (`settle`, called by
+ * `Connection.afterCommit`), so records of a
  * transaction that rolled back are read again, as another process may have
  * appended other records under the same ids since. Within one flush of
  * `batched` (one synchronous transaction), `reading` spares the calls after
@@ -218,10 +219,13 @@ export const make: Effect.Effect<
   return {
     createPet: ({ decide, key, now, pet, scope }) =>
       database.batched("Creating an animal under an idempotency key", (connection) => {
-        let read = keys.catchUp(connection)
+        const read = keys.catchUp(connection)
         const found = recordOf(connection, scope, key)
         const decision = decide(found?.record)
-        if (decision._tag !== "Create") return { read, outcome: decision }
+        if (decision._tag !== "Create") {
+          connection.afterCommit(() => keys.settle(read))
+          return decision
+        }
         // An expired record of this key, not yet purged, gives way to the new one.
         if (found !== undefined) connection.run(deleteSql, found.petId)
         purger.purgeSome(connection, now, purgePerCreate)
@@ -229,14 +233,10 @@ export const make: Effect.Effect<
         const created = toPet(connection.firstValues<PetRow>(insertSql, pet.name, pet.categoryId, pet.status)!)
         connection.run(insertRecordSql, created.id, scope, key, decision.fingerprint, decision.expiresAt)
         purger.appended(decision.expiresAt)
-        read = keys.appended(scope, key, created.id, decision.expiresAt)
-        return { read, outcome: { _tag: "Created", pet: created } as IdempotencyStore.IdempotentCreateOutcome }
-      }).pipe(
-        Effect.map(({ outcome, read }) => {
-          if (!database.inTransaction()) keys.settle(read)
-          return outcome
-        })
-      ),
+        const appended = keys.appended(scope, key, created.id, decision.expiresAt)
+        connection.afterCommit(() => keys.settle(appended))
+        return { _tag: "Created", pet: created } as IdempotencyStore.IdempotentCreateOutcome
+      }),
     purge: (now, limit) =>
       database.use("Purging expired idempotency keys", (connection) =>
         connection.immediate(() => purger.purge(connection, now, Math.max(0, Math.trunc(limit)))))

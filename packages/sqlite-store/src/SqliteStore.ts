@@ -9,7 +9,7 @@
  * @since 1.0.0
  */
 import type { AnimalStore } from "@animal-store/core"
-import { StoreError } from "@animal-store/core"
+import { Durability, StoreError } from "@animal-store/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { ConfigError, Scope } from "effect"
 import { Config, Context, Effect, Layer } from "effect"
@@ -104,13 +104,19 @@ export const layerClient = (
   )
 
 /**
- * The per-port layers on the `SqliteDatabase` of `makeClient`, and the
- * store's cursor secret (read, or made the first time, from the database).
+ * The per-port layers on the `SqliteDatabase` of `makeClient`, the store's
+ * `Durability` (its group commit), and the store's cursor secret (read, or
+ * made the first time, from the database).
  *
  * @since 1.0.0
  * @category layers
  */
-export const layerPorts: Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, SqliteDatabase.SqliteDatabase> = Layer.mergeAll(
+export const layerPorts: Layer.Layer<
+  AnimalStore.StorePorts | Durability.Durability,
+  StoreError.StoreError,
+  SqliteDatabase.SqliteDatabase
+> = Layer.mergeAll(
+  Layer.effect(Durability.Durability, Effect.map(SqliteDatabase.SqliteDatabase, (database) => database.durability)),
   SqlitePetRepository.layer,
   SqliteApiKeyStore.layer,
   SqliteRateLimitStore.layer,
@@ -124,7 +130,7 @@ export const layerPorts: Layer.Layer<AnimalStore.StorePorts, StoreError.StoreErr
  * @since 1.0.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
+export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts | Durability.Durability, StoreError.StoreError> =>
   Layer.provide(layerPorts, layerClient(options))
 
 /**
@@ -135,5 +141,5 @@ export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts, Sto
  */
 export const layerConfig = (
   config: Config.Config.Wrap<Options>
-): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError | ConfigError.ConfigError> =>
+): Layer.Layer<AnimalStore.StorePorts | Durability.Durability, StoreError.StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(config), layer))

@@ -3,7 +3,7 @@ import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { Cause, Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqliteDatabase, SqliteMigrations, SqliteStore } from "../src/index.js"
@@ -281,6 +281,91 @@ describe("SqliteStore", () => {
       expect(yield* count).toBe(3)
       expect(yield* insert("f")).toBe(4)
     }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => clientLayer({ filename }))))))
+
+  it.scoped("under deferCommit a request's writes end at once, and its outcome is handed over after the turn's commit", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const database = yield* Effect.provide(SqliteDatabase.SqliteDatabase, yield* Layer.build(clientLayer({ filename })))
+      const other = open(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      const countSeenByOther = () => (other.prepare("SELECT count(*) AS n FROM pets").get() as { n: number }).n
+      const insert = (name: string) =>
+        database.batched("Storing an animal", (connection) =>
+          connection.firstValues<readonly [number]>(
+            "INSERT INTO pets (name, category_id, status) VALUES (?, 1, 'available') RETURNING id",
+            name
+          )![0])
+      const committed: Array<string> = []
+      const handedOver: Array<{ readonly exit: Exit.Exit<number, unknown>; readonly seenByOther: number }> = []
+      const request = (name: string) =>
+        database.durability.deferCommit(
+          Effect.tap(insert(name), () =>
+            Effect.flatMap(
+              database.use("Noting the commit", (connection) => connection.afterCommit(() => committed.push(name))),
+              () => Effect.void
+            )),
+          (exit) => handedOver.push({ exit, seenByOther: countSeenByOther() })
+        )
+
+      // Both requests end within the turn: nothing is committed or handed over yet.
+      yield* Effect.sync(() => {
+        Effect.runSync(request("a"))
+        Effect.runSync(request("b"))
+        expect(handedOver).toEqual([])
+        expect(committed).toEqual([])
+        expect(countSeenByOther()).toBe(0)
+      })
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      // After the turn: one commit, then each outcome, with its animal visible to other connections.
+      expect(committed).toEqual(["a", "b"])
+      expect(handedOver).toEqual([
+        { exit: Exit.succeed(1), seenByOther: 2 },
+        { exit: Exit.succeed(2), seenByOther: 2 }
+      ])
+
+      // A turn rolled back by a later call: the request that wrote first gets the failure, and nothing is kept.
+      handedOver.length = 0
+      committed.length = 0
+      const broken = database.batched("Writing nowhere", (connection) => connection.run("INSERT INTO no_such_table VALUES (1)"))
+      const brokenExit = yield* Effect.sync(() => {
+        Effect.runSync(request("c"))
+        return Effect.runSyncExit(broken)
+      })
+      expect(Exit.isFailure(brokenExit)).toBe(true)
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      expect(committed).toEqual([])
+      expect(handedOver).toHaveLength(1)
+      const [failed] = handedOver
+      expect(Exit.isFailure(failed!.exit)).toBe(true)
+      if (Exit.isFailure(failed!.exit)) {
+        const error = Option.getOrThrow(Cause.failureOption(failed!.exit.cause))
+        expect(error).toBeInstanceOf(StoreError.StoreError)
+        expect((error as StoreError.StoreError).message).toContain("Writing nowhere")
+      }
+      expect(failed!.seenByOther).toBe(2)
+
+      // Without deferCommit a write ends only once committed.
+      expect(yield* insert("d")).toBe(3)
+      expect(countSeenByOther()).toBe(3)
+    }))
+
+  it.scoped("a SqlClient transaction first commits the turn's writes", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const database = yield* Effect.provide(SqliteDatabase.SqliteDatabase, yield* Layer.build(clientLayer({ filename })))
+      const handedOver: Array<Exit.Exit<void, unknown>> = []
+      yield* Effect.sync(() =>
+        Effect.runSync(database.durability.deferCommit(
+          database.batched("Storing an animal", (connection) =>
+            connection.run("INSERT INTO pets (name, category_id, status) VALUES ('a', 1, 'available')")),
+          (exit) => handedOver.push(exit)
+        ))
+      )
+      const sql = database.sql
+      const names = yield* sql.withTransaction(sql<{ readonly name: string }>`SELECT name FROM pets`)
+      expect(names.map((row) => row.name)).toEqual(["a"])
+      expect(handedOver).toEqual([Exit.void])
+    }))
 
   it.scoped("a path that cannot be opened is Unavailable", () =>
     Effect.gen(function*() {

@@ -24,6 +24,7 @@ export interface Database {
   readonly inTransaction: boolean
   prepare(sql: string): Statement
   pragma(source: string): unknown
+  exec(sql: string): Database
   transaction<A extends ReadonlyArray<unknown>, R>(f: (...args: A) => R): Transaction<A, R>
   close(): void
 }
