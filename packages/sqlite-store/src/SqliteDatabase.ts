@@ -5,12 +5,12 @@
  * `@effect/sql` `SqlClient` (migrations, `sql` templates, `withTransaction`,
  * which begins with `BEGIN IMMEDIATE`), as `@effect/sql-sqlite-node`'s client
  * does; and `use`/`batched`, which the store's ports run their statements
- * with, and `durability`, the store's `Durability` (group commit). Each statement is
- * prepared once and every call runs synchronously, in one step no other
- * fiber can interleave with, without the work a `SqlClient` does around each
- * statement (a span, compiling the template, taking the connection's
- * semaphore in a scope), which cost several times SQLite's own work on the
- * store's small queries.
+ * with, and `durability`, the store's `Durability` (group commit). Each
+ * statement is prepared once and every call runs synchronously, in one step
+ * no other fiber can interleave with, without the work a `SqlClient` does
+ * around each statement (a span, compiling the template, taking the
+ * connection's semaphore in a scope), which cost several times SQLite's own
+ * work on the store's small queries.
  *
  * @since 1.0.0
  */
@@ -148,9 +148,10 @@ export interface SqliteDatabase {
    * wrote. It ends once that transaction has committed, so nothing is
    * answered before it is durable; under `durability.deferCommit` it ends at
    * once, and the request's outcome is handed over after the commit instead,
-   * so no request waits in the middle of its work. If a call throws, the transaction is rolled back and every call
-   * of the turn fails: with a `StoreError` about `doing` of that call when
-   * SQLite reported the error, else with the defect. Inside this client's
+   * so no request waits in the middle of its work. If a call throws, the
+   * transaction is rolled back and every call of the turn fails: with a
+   * `StoreError` about `doing` of that call when SQLite reported the error,
+   * else with the defect. Inside this client's
    * `SqlClient` transaction (`withTransaction` around the call), `f` runs in
    * it; a `SqlClient` transaction or query first commits the turn's.
    */

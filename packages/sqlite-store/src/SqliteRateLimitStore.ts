@@ -8,9 +8,10 @@
  * event loop are counted in one transaction, with the store's other writes of
  * that turn, in the order they came (two calls for one subject: the second
  * reads what the first wrote), and each call's answer is given once the
- * transaction has committed. One commit then serves every request the server
- * read in that turn instead of one each (measured by `pnpm bench`, which runs
- * the server as shipped). A call inside a host's `SqlClient` transaction runs
+ * transaction has committed (under `Durability.deferCommit`, as the HTTP
+ * adapter runs a request, the request's response waits for it instead). One
+ * commit then serves every request the server read in that turn instead of
+ * one each (measured by `pnpm bench`, which runs the server as shipped). A call inside a host's `SqlClient` transaction runs
  * in that transaction.
  *
  * @since 1.0.0
