@@ -267,11 +267,19 @@ const makeSqlConnection = (db: BetterSqlite3.Database, statements: Statements): 
   }
 }
 
-const attempt = <A>(doing: string, f: (connection: Connection) => A, connection: Connection) => {
+/** What `f` threw, about `doing`: a `StoreError` when SQLite reported it, else a defect. */
+const failureOf = (doing: string, error: unknown): Exit.Exit<never, StoreError.StoreError> =>
+  isSqliteError(error) ? Exit.fail(fromCause(doing, error)) : Exit.die(error)
+
+const attempt = <A>(
+  doing: string,
+  f: (connection: Connection) => A,
+  connection: Connection
+): Exit.Exit<A, StoreError.StoreError> => {
   try {
-    return Effect.succeed(f(connection))
+    return Exit.succeed(f(connection))
   } catch (error) {
-    return isSqliteError(error) ? Effect.fail(fromCause(doing, error)) : Effect.die(error)
+    return failureOf(doing, error)
   }
 }
 
@@ -357,7 +365,7 @@ const makeTurns = (db: BetterSqlite3.Database) => {
       try {
         db.exec("BEGIN IMMEDIATE")
       } catch (error) {
-        return isSqliteError(error) ? Exit.fail(fromCause(doing, error)) : Exit.die(error)
+        return failureOf(doing, error)
       }
       const turn: Turn = { failure: undefined, ended: false, ending: [], committed: [] }
       open = turn
@@ -369,11 +377,8 @@ const makeTurns = (db: BetterSqlite3.Database) => {
     /** Runs `f` in `turn`; if it throws, the turn is rolled back and every call of it fails. */
     run: <A>(turn: Turn, doing: string, f: (connection: Connection) => A, connection: Connection) => {
       if (turn.failure !== undefined) return turn.failure
-      try {
-        return Effect.succeed(f(connection))
-      } catch (error) {
-        return fail(turn, isSqliteError(error) ? Exit.fail(fromCause(doing, error)) : Exit.die(error))
-      }
+      const exit = attempt(doing, f, connection)
+      return Exit.isSuccess(exit) ? exit : fail(turn, Exit.failCause(exit.cause))
     },
     /** `result` of a call in `turn`: at once under `deferCommit` (which waits for the turn), else once the turn has committed. */
     answer: <A>(fiber: FiberRuntime, turn: Turn, result: Effect.Effect<A, StoreError.StoreError>) => {

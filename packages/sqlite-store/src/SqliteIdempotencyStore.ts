@@ -86,9 +86,10 @@ const forgetPerCreate = 4
  * transaction that read up to it has committed (`settle`, called by
  * `Connection.afterCommit`), so records of a
  * transaction that rolled back are read again, as another process may have
- * appended other records under the same ids since. Within one flush of
- * `batched` (one synchronous transaction), `reading` spares the calls after
- * the first the records the first already read.
+ * appended other records under the same ids since. Within one synchronous
+ * run of calls of the turn's transaction (until the next microtask),
+ * `reading` spares the calls after the first the records the first already
+ * read.
  */
 const makeKeyIndex = () => {
   const entries = new Map<string, { readonly petId: number; readonly expiresAt: number }>()

@@ -11,8 +11,8 @@
  * transaction has committed (under `Durability.deferCommit`, as the HTTP
  * adapter runs a request, the request's response waits for it instead). One
  * commit then serves every request the server read in that turn instead of
- * one each (measured by `pnpm bench`, which runs the server as shipped). A call inside a host's `SqlClient` transaction runs
- * in that transaction.
+ * one each (measured by `pnpm bench`, which runs the server as shipped). A
+ * call inside a host's `SqlClient` transaction runs in that transaction.
  *
  * @since 1.0.0
  */

@@ -18,6 +18,18 @@ const clientLayer = SqliteStore.layerClient
 const storeLayer = (options: SqliteStore.Options) =>
   Layer.provideMerge(SqliteStore.layerPorts, clientLayer(options))
 
+/** A group-committed insert of an animal named `name`: its id. */
+const insertAnimal = (database: SqliteDatabase.SqliteDatabase, name: string) =>
+  database.batched("Storing an animal", (connection) =>
+    connection.firstValues<readonly [number]>(
+      "INSERT INTO pets (name, category_id, status) VALUES (?, 1, 'available') RETURNING id",
+      name
+    )![0])
+
+/** A group-committed write that SQLite refuses, so its turn is rolled back. */
+const writeNowhere = (database: SqliteDatabase.SqliteDatabase) =>
+  database.batched("Writing nowhere", (connection) => connection.run("INSERT INTO no_such_table VALUES (1)"))
+
 /** The `StoreError` opening `options` fails with. */
 const openError = (options: SqliteStore.Options) =>
   Layer.build(SqliteStore.layer(options)).pipe(Effect.scoped, Effect.flip)
@@ -208,8 +220,7 @@ describe("SqliteStore", () => {
           store.createPet({ scope: "s", key, pet: rex, now, decide: Idempotency.decide(Idempotency.fingerprint(rex), now) }))
       expect((yield* create("first").pipe(Effect.provide(a)))._tag).toBe("Created")
       // A keyed create and a failing write in one turn (both started at once): the turn is rolled back.
-      const failing = Effect.flatMap(SqliteDatabase.SqliteDatabase, (database) =>
-        database.batched("Failing on purpose", (connection) => connection.run("INSERT INTO no_such_table VALUES (1)")))
+      const failing = Effect.flatMap(SqliteDatabase.SqliteDatabase, writeNowhere)
       const [created, failed] = yield* Effect.sync(() =>
         [Effect.runFork(create("rolled-back").pipe(Effect.provide(a))), Effect.runFork(failing.pipe(Effect.provide(a)))] as const
       )
@@ -259,12 +270,7 @@ describe("SqliteStore", () => {
   it.scoped("writes of one turn commit together: each gets its result after the commit, or all fail and none is stored", () =>
     Effect.gen(function*() {
       const database = yield* SqliteDatabase.SqliteDatabase
-      const insert = (name: string) =>
-        database.batched("Storing an animal", (connection) =>
-          connection.firstValues<readonly [number]>(
-            "INSERT INTO pets (name, category_id, status) VALUES (?, 1, 'available') RETURNING id",
-            name
-          )![0])
+      const insert = (name: string) => insertAnimal(database, name)
       const inTurn = <A, E>(effects: ReadonlyArray<Effect.Effect<A, E>>) =>
         Effect.all(effects.map(Effect.either), { concurrency: "unbounded" })
       const count = database.use("Counting", (connection) => connection.firstValues<readonly [number]>("SELECT count(*) FROM pets")![0])
@@ -272,7 +278,7 @@ describe("SqliteStore", () => {
       const ids = yield* inTurn([insert("a"), insert("b"), insert("c")])
       expect(ids.map((id) => id._tag === "Right" ? id.right : undefined)).toEqual([1, 2, 3])
 
-      const broken = database.batched("Writing nowhere", (connection) => connection.run("INSERT INTO no_such_table VALUES (1)"))
+      const broken = writeNowhere(database)
       const failed = yield* inTurn([insert("d"), broken, insert("e")])
       for (const outcome of failed) {
         expect(outcome._tag).toBe("Left")
@@ -289,12 +295,7 @@ describe("SqliteStore", () => {
       const other = open(filename)
       yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
       const countSeenByOther = () => (other.prepare("SELECT count(*) AS n FROM pets").get() as { n: number }).n
-      const insert = (name: string) =>
-        database.batched("Storing an animal", (connection) =>
-          connection.firstValues<readonly [number]>(
-            "INSERT INTO pets (name, category_id, status) VALUES (?, 1, 'available') RETURNING id",
-            name
-          )![0])
+      const insert = (name: string) => insertAnimal(database, name)
       const committed: Array<string> = []
       const handedOver: Array<{ readonly exit: Exit.Exit<number, unknown>; readonly seenByOther: number }> = []
       const request = (name: string) =>
@@ -326,7 +327,7 @@ describe("SqliteStore", () => {
       // A turn rolled back by a later call: the request that wrote first gets the failure, and nothing is kept.
       handedOver.length = 0
       committed.length = 0
-      const broken = database.batched("Writing nowhere", (connection) => connection.run("INSERT INTO no_such_table VALUES (1)"))
+      const broken = writeNowhere(database)
       const brokenExit = yield* Effect.sync(() => {
         Effect.runSync(request("c"))
         return Effect.runSyncExit(broken)
