@@ -62,11 +62,25 @@ export const entries: ReadonlyArray<Entry> = [
 
 const segments = (path: string): ReadonlyArray<string> => path.split("/")
 
-const matches = (template: ReadonlyArray<string>, path: ReadonlyArray<string>): boolean =>
-  template.length === path.length &&
-  template.every((part, i) => (part.startsWith(":") ? path[i]!.length > 0 : part === path[i]))
+const compiled = entries.map((entry) => {
+  const template = segments(entry.path)
+  const params: Array<readonly [index: number, name: string]> = []
+  template.forEach((part, i) => {
+    if (part.startsWith(":")) params.push([i, part.slice(1)])
+  })
+  return { ...entry, template, params }
+})
 
-const compiled = entries.map((entry) => ({ ...entry, template: segments(entry.path) }))
+type Compiled = (typeof compiled)[number]
+
+const matches = (template: ReadonlyArray<string>, path: ReadonlyArray<string>): boolean => {
+  if (template.length !== path.length) return false
+  for (let i = 0; i < template.length; i++) {
+    const part = template[i]!
+    if (part.charCodeAt(0) === 58 /* ":" */ ? path[i]!.length === 0 : part !== path[i]) return false
+  }
+  return true
+}
 
 /** The methods of the entries of one path: theirs, `HEAD` with `GET`, and `OPTIONS`. */
 const allowOf = (methods: ReadonlyArray<string>): ReadonlyArray<string> => {
@@ -84,6 +98,13 @@ const allowOf = (methods: ReadonlyArray<string>): ReadonlyArray<string> => {
  */
 export const allMethods: ReadonlyArray<string> = allowOf(entries.map((entry) => entry.method))
 
+const routeOf = (entry: Compiled, parts: ReadonlyArray<string>): Route => {
+  if (entry.route._tag === "Document") return entry.route
+  const params: Record<string, string> = {}
+  for (const [i, name] of entry.params) params[name] = parts[i]!
+  return { _tag: "Operation", operation: entry.route.operation, params }
+}
+
 /**
  * The route of `method` on `path` (the path without its query string).
  *
@@ -93,19 +114,15 @@ export const allMethods: ReadonlyArray<string> = allowOf(entries.map((entry) => 
 export const match = (method: string, path: string): Route => {
   if (path === "*") return method === "OPTIONS" ? { _tag: "Options", allow: allMethods } : { _tag: "NotFound" }
   const parts = segments(path)
-  const candidates = compiled.filter((entry) => matches(entry.template, parts))
-  if (candidates.length === 0) return { _tag: "NotFound" }
   const wanted = method === "HEAD" ? "GET" : method
-  const found = candidates.find((entry) => entry.method === wanted)
-  if (found !== undefined) {
-    if (found.route._tag === "Document") return found.route
-    const params: Record<string, string> = {}
-    found.template.forEach((part, i) => {
-      if (part.startsWith(":")) params[part.slice(1)] = parts[i]!
-    })
-    return { _tag: "Operation", operation: found.route.operation, params }
+  const others: Array<string> = []
+  for (const entry of compiled) {
+    if (!matches(entry.template, parts)) continue
+    if (entry.method === wanted) return routeOf(entry, parts)
+    others.push(entry.method)
   }
-  const allow = allowOf(candidates.map((entry) => entry.method))
+  if (others.length === 0) return { _tag: "NotFound" }
+  const allow = allowOf(others)
   return method === "OPTIONS" ? { _tag: "Options", allow } : { _tag: "MethodNotAllowed", allow }
 }
 

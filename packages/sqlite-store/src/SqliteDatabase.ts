@@ -21,7 +21,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
-import { Context, Effect, Exit, FiberRef, Option, Schedule, Scope } from "effect"
+import { Context, Effect, Exit, Option, Schedule, Scope } from "effect"
 import type * as BetterSqlite3 from "./internal/betterSqlite3.js"
 import { isBusy, isSqliteError, open } from "./internal/betterSqlite3.js"
 import { fromCause } from "./internal/storeError.js"
@@ -112,6 +112,15 @@ export interface Connection {
    * never inside a `SqlClient` transaction (its end is the host's).
    */
   readonly afterCommit: (f: () => void) => void
+  /**
+   * Defers writes to the end of the turn's transaction: `write` runs in it
+   * just before it commits (if it throws, the turn is rolled back and every
+   * call of it fails, with a `StoreError` about `doing` when SQLite reported
+   * the error), `discard` instead once the turn was rolled back. `false`,
+   * calling neither, when no turn is open (a call in a `SqlClient`
+   * transaction): then write at once.
+   */
+  readonly atTurnEnd: (doing: string, write: () => void, discard: () => void) => boolean
 }
 
 /**
@@ -198,7 +207,7 @@ type Statements = ReturnType<typeof makeStatements>
 const makeConnection = (
   db: BetterSqlite3.Database,
   statements: Statements,
-  afterCommit: (f: () => void) => void
+  turns: Pick<Turns, "afterCommit" | "atTurnEnd">
 ): Connection => {
   const prepared = statements.objects
   const preparedRaw = statements.arrays
@@ -212,7 +221,8 @@ const makeConnection = (
       prepared(sql).run(...params)
     },
     immediate: <A>(f: () => A) => inTransaction(f) as A,
-    afterCommit
+    afterCommit: turns.afterCommit,
+    atTurnEnd: turns.atTurnEnd
   }
 }
 
@@ -295,10 +305,9 @@ interface Turn {
   readonly ending: Array<() => void>
   /** Called once it has committed. */
   readonly committed: Array<() => void>
+  /** The writes deferred to its end (`Connection.atTurnEnd`). */
+  readonly closing: Array<{ readonly doing: string; readonly write: () => void; readonly discard: () => void }>
 }
-
-/** The turns a request's calls ran in, under `deferCommit`. */
-const currentDeferral = FiberRef.unsafeMake<Array<Turn> | undefined>(undefined)
 
 type FiberRuntime = Parameters<Parameters<typeof Effect.withFiberRuntime>[0]>[0]
 
@@ -333,23 +342,40 @@ const whenCommitted = <A, E>(
  */
 const makeTurns = (db: BetterSqlite3.Database) => {
   let open: Turn | undefined
+  /**
+   * The turns a request's calls ran in, by the fiber that runs it under
+   * `deferCommit` (a map rather than a `FiberRef`: setting one copies the
+   * fiber's references, on every request).
+   */
+  const deferrals = new WeakMap<FiberRuntime, Array<Turn>>()
   const fail = (turn: Turn, failure: Failure): Failure => {
     turn.failure ??= failure
     // SQLite may have rolled it back itself (a full disk, an I/O error).
     if (db.inTransaction) db.exec("ROLLBACK")
     return turn.failure
   }
+  /** Runs the writes deferred to the end of `turn`, then commits it. */
+  const commit = (turn: Turn): void => {
+    for (const { doing, write } of turn.closing) {
+      try {
+        write()
+      } catch (error) {
+        fail(turn, failureOf(doing, error))
+        return
+      }
+    }
+    try {
+      db.exec("COMMIT")
+    } catch (error) {
+      fail(turn, Exit.fail(fromCause("Committing the writes of a turn", error)))
+    }
+  }
   const end = (): void => {
     const turn = open
     if (turn === undefined) return
+    if (turn.failure === undefined) commit(turn)
     open = undefined
-    if (turn.failure === undefined) {
-      try {
-        db.exec("COMMIT")
-      } catch (error) {
-        fail(turn, Exit.fail(fromCause("Committing the writes of a turn", error)))
-      }
-    }
+    if (turn.failure !== undefined) for (const { discard } of turn.closing) discard()
     turn.ended = true
     if (turn.failure === undefined) for (const f of turn.committed) f()
     for (const f of turn.ending) f()
@@ -367,7 +393,7 @@ const makeTurns = (db: BetterSqlite3.Database) => {
       } catch (error) {
         return failureOf(doing, error)
       }
-      const turn: Turn = { failure: undefined, ended: false, ending: [], committed: [] }
+      const turn: Turn = { failure: undefined, ended: false, ending: [], committed: [], closing: [] }
       open = turn
       setImmediate(() => {
         if (open === turn) end()
@@ -382,7 +408,7 @@ const makeTurns = (db: BetterSqlite3.Database) => {
     },
     /** `result` of a call in `turn`: at once under `deferCommit` (which waits for the turn), else once the turn has committed. */
     answer: <A>(fiber: FiberRuntime, turn: Turn, result: Effect.Effect<A, StoreError.StoreError>) => {
-      const deferral = fiber.getFiberRef(currentDeferral)
+      const deferral = deferrals.get(fiber)
       if (deferral === undefined) return afterTurn(turn, result)
       if (deferral[deferral.length - 1] !== turn) deferral.push(turn)
       return result
@@ -394,19 +420,29 @@ const makeTurns = (db: BetterSqlite3.Database) => {
         f()
       }
     },
+    atTurnEnd: (doing: string, write: () => void, discard: () => void): boolean => {
+      if (open === undefined || open.failure !== undefined) return false
+      open.closing.push({ doing, write, discard })
+      return true
+    },
     deferCommit: <A, E, R>(
       effect: Effect.Effect<A, E, R>,
       onDurable: (exit: Exit.Exit<A, E | StoreError.StoreError>) => void
     ): Effect.Effect<void, never, R> =>
-      Effect.suspend(() => {
+      Effect.withFiberRuntime((fiber) => {
+        const outer = deferrals.get(fiber)
         const deferral: Array<Turn> = []
-        return Effect.map(
-          Effect.exit(Effect.locally(effect, currentDeferral, deferral)),
-          (exit) => whenCommitted(deferral, exit, onDurable)
-        )
+        deferrals.set(fiber, deferral)
+        return Effect.map(Effect.exit(effect), (exit) => {
+          if (outer === undefined) deferrals.delete(fiber)
+          else deferrals.set(fiber, outer)
+          whenCommitted(deferral, exit, onDurable)
+        })
       })
   }
 }
+
+type Turns = ReturnType<typeof makeTurns>
 
 /**
  * WAL frames between automatic checkpoints (SQLite's default is 1,000). A
@@ -487,7 +523,7 @@ export const make = (options: Options): Effect.Effect<SqliteDatabase, StoreError
       beginTransaction: "BEGIN IMMEDIATE"
     }).pipe(Effect.provide(Reactivity.layer))
 
-    const connection = makeConnection(db, statements, turns.afterCommit)
+    const connection = makeConnection(db, statements, turns)
     /** Whether a `SqlClient` transaction (not the turn's) is open on the connection. */
     const inSqlTransaction = () => db.inTransaction && !turns.isOpen()
     /**

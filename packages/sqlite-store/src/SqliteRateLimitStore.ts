@@ -7,12 +7,16 @@
  * Group commit (`SqliteDatabase.batched`): the calls of one turn of the
  * event loop are counted in one transaction, with the store's other writes of
  * that turn, in the order they came (two calls for one subject: the second
- * reads what the first wrote), and each call's answer is given once the
+ * counts on what the first counted), and each call's answer is given once the
  * transaction has committed (under `Durability.deferCommit`, as the HTTP
  * adapter runs a request, the request's response waits for it instead). One
  * commit then serves every request the server read in that turn instead of
  * one each (measured by `pnpm bench`, which runs the server as shipped). A
- * call inside a host's `SqlClient` transaction runs in that transaction.
+ * subject's row is read by its first call of the turn and written once, just
+ * before the commit (`Connection.atTurnEnd`): the transaction holds the write
+ * lock from its first write on, so no other process counts in between. A
+ * call inside a host's `SqlClient` transaction runs in that transaction and
+ * writes its row at once.
  *
  * @since 1.0.0
  */
@@ -56,22 +60,35 @@ const upsertSql = `INSERT INTO rate_limits
 export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, SqliteDatabase.SqliteDatabase> = Effect
   .gen(function*() {
     const database = yield* SqliteDatabase.SqliteDatabase
+    /** The states counted in the open turn, by subject: written once each, just before it commits. */
+    const counted = new Map<string, RateLimitStore.RateLimitState>()
+    const write = (connection: SqliteDatabase.Connection, subject: string, state: RateLimitStore.RateLimitState) =>
+      connection.run(
+        upsertSql,
+        subject,
+        state.minuteStart,
+        state.minuteCount,
+        state.dayStart,
+        state.dayCount,
+        state.refusedCount,
+        state.bannedUntil
+      )
+    const writeCounted = (connection: SqliteDatabase.Connection) => () => {
+      for (const [subject, state] of counted) write(connection, subject, state)
+      counted.clear()
+    }
+    const discardCounted = () => counted.clear()
     const count = <A>(
       connection: SqliteDatabase.Connection,
       subject: string,
       f: (state: RateLimitStore.RateLimitState | undefined) => readonly [A, RateLimitStore.RateLimitState]
     ): A => {
-      const [result, next] = f(toState(connection.firstValues<StateRow>(selectSql, subject)))
-      connection.run(
-        upsertSql,
-        subject,
-        next.minuteStart,
-        next.minuteCount,
-        next.dayStart,
-        next.dayCount,
-        next.refusedCount,
-        next.bannedUntil
-      )
+      const [result, next] = f(counted.get(subject) ?? toState(connection.firstValues<StateRow>(selectSql, subject)))
+      if (counted.size > 0 || connection.atTurnEnd("Counting requests", writeCounted(connection), discardCounted)) {
+        counted.set(subject, next)
+      } else {
+        write(connection, subject, next)
+      }
       return result
     }
     return {

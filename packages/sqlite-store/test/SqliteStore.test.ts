@@ -3,7 +3,7 @@ import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { Cause, Config, ConfigError, ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqliteDatabase, SqliteMigrations, SqliteStore } from "../src/index.js"
@@ -551,6 +551,90 @@ describe("SqliteStore", () => {
           expect(yield* pets.list({ limit: 10 })).toEqual([pet])
         }).pipe(Effect.provide(storeLayer({ filename })))
       }
+    }))
+
+  it.scoped("a turn counts each subject on its row as read once, writes it just before its commit, and keeps none of it when rolled back", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const context = yield* Layer.build(storeLayer({ filename }))
+      const database = Context.get(context, SqliteDatabase.SqliteDatabase)
+      const limits = Context.get(context, RateLimitStore.RateLimitStore)
+      const other = open(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      const seenByOther = () =>
+        (other.prepare("SELECT minute_count AS n FROM rate_limits WHERE subject = 'addr:x'").get() as
+          | { n: number }
+          | undefined)?.n
+      /** Counts one request of `addr:x`: the count it found. */
+      const count = limits.modify("addr:x", (state) => {
+        const found = state?.minuteCount ?? 0
+        return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0 }]
+      })
+      const found: Array<Exit.Exit<number, unknown>> = []
+      const request = (effect: Effect.Effect<number, StoreError.StoreError>) =>
+        Effect.runSync(database.durability.deferCommit(effect, (exit) => found.push(exit)))
+      const nextTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+
+      // Three requests in one turn: each counts on the one before; nothing is written until the commit.
+      yield* Effect.sync(() => {
+        request(count)
+        request(count)
+        request(count)
+        expect(seenByOther()).toBeUndefined()
+      })
+      yield* nextTurn
+      expect(found).toEqual([Exit.succeed(0), Exit.succeed(1), Exit.succeed(2)])
+      expect(seenByOther()).toBe(3)
+
+      // A turn rolled back by a later call: its count is not written, and the next turn reads the row again.
+      found.length = 0
+      yield* Effect.sync(() => {
+        request(count)
+        expect(Exit.isFailure(Effect.runSyncExit(writeNowhere(database)))).toBe(true)
+      })
+      yield* nextTurn
+      expect(found).toHaveLength(1)
+      expect(Exit.isFailure(found[0]!)).toBe(true)
+      expect(seenByOther()).toBe(3)
+      expect(yield* count).toBe(3)
+
+      // A SqlClient query first commits the turn, with its counts.
+      found.length = 0
+      yield* Effect.sync(() => request(count))
+      const sql = database.sql
+      const rows = yield* sql<{ readonly n: number }>`SELECT minute_count AS n FROM rate_limits WHERE subject = 'addr:x'`
+      expect(rows).toEqual([{ n: 5 }])
+      expect(found).toEqual([Exit.succeed(4)])
+    }))
+
+  it.scoped("a write deferred to the end of a turn that fails rolls the turn back and fails every call of it", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const database = yield* Effect.provide(SqliteDatabase.SqliteDatabase, yield* Layer.build(clientLayer({ filename })))
+      const discarded: Array<string> = []
+      const deferred = database.batched("Deferring a write", (connection) =>
+        connection.atTurnEnd(
+          "Writing at the end",
+          () => connection.run("INSERT INTO no_such_table VALUES (1)"),
+          () => discarded.push("discarded")
+        ))
+      const outcomes: Array<Exit.Exit<unknown, unknown>> = []
+      yield* Effect.sync(() => {
+        const effects: ReadonlyArray<Effect.Effect<unknown, StoreError.StoreError>> = [insertAnimal(database, "a"), deferred]
+        for (const effect of effects) {
+          Effect.runSync(database.durability.deferCommit(effect, (exit) => outcomes.push(exit)))
+        }
+      })
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      expect(outcomes).toHaveLength(2)
+      for (const exit of outcomes) {
+        expect(exit).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", message: expect.stringContaining("Writing at the end") })))
+      }
+      expect(discarded).toEqual(["discarded"])
+      expect(yield* insertAnimal(database, "b")).toBe(1)
+      // Outside a turn (in a SqlClient transaction) nothing is deferred.
+      const sql = database.sql
+      expect(yield* sql.withTransaction(deferred)).toBe(false)
     }))
 
   it.scoped("port calls inside a SqlClient transaction run in it", () =>

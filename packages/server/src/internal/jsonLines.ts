@@ -10,7 +10,8 @@
  * @internal
  */
 import { AccessLog } from "@animal-store/http-adapter"
-import { Effect, FiberId, Layer, Logger } from "effect"
+import type { FiberId } from "effect"
+import { Effect, Layer, Logger } from "effect"
 
 /** Lines gathered over a turn of the event loop and written to `stream` in one call. */
 const makeBatch = (stream: NodeJS.WritableStream) => {
@@ -73,7 +74,7 @@ export const accessLine = (entry: AccessLog.Entry, fiberId: FiberId.Runtime, dat
     quote(entry.status)
   },"durationMs":${quote(entry.durationMs)},"client":${quote(entry.client)}${
     entry.keyId === undefined ? "" : `,"keyId":${quote(entry.keyId)}`
-  }},"spans":{},"fiberId":${quote(FiberId.threadName(fiberId))}}`
+  }},"spans":{},"fiberId":"#${fiberId.id}"}`
 
 /**
  * The standalone server's access log: `accessLine`s in the batches of stdout.
