@@ -15,7 +15,7 @@ import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Redacted } from "effect"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import { HttpAdapter, NodeServer, PetsApi } from "@animal-store/http-adapter"
 import * as KeyProvisioning from "./KeyProvisioning.js"
 import * as StoreLocation from "./StoreLocation.js"
@@ -74,6 +74,15 @@ export const layerServices = (
   )
 
 /**
+ * Requests run on the runtime of the effect that made the listeners: made
+ * without Effect's runtime metrics (the `effect_fiber_*` counters and
+ * lifetime histogram, updated as every fiber starts and ends), which the
+ * server does not report and which cost a part of every request.
+ */
+const withoutRuntimeMetrics = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withRuntimeFlagsPatch(effect, RuntimeFlagsPatch.disable(RuntimeFlags.RuntimeMetrics))
+
+/**
  * The API on a Node http server with the limits, listening on `options`'
  * host and port until the scope closes (then it stops accepting and waits
  * for the requests in flight), on the core services of the context.
@@ -86,7 +95,7 @@ export const layerHttp = (
 ): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, HttpAdapter.Requirements> =>
   Layer.scoped(
     HttpServer.HttpServer,
-    Effect.flatMap(HttpAdapter.makeNodeListeners(options), (listeners) =>
+    Effect.flatMap(withoutRuntimeMetrics(HttpAdapter.makeNodeListeners(options)), (listeners) =>
       NodeHttpServer.make(() => NodeServer.make(options.limits, listeners), {
         host: options.host,
         port: options.port
