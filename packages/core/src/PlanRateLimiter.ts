@@ -9,6 +9,7 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { AccessConfig } from "./AccessConfig.js"
 import type { AccessSettings } from "./AccessConfig.js"
 import type { Principal } from "./ApiKey.js"
+import type { PlanLimits } from "./Plan.js"
 import { RateLimitStore } from "./RateLimitStore.js"
 import type { StoreError } from "./StoreError.js"
 import { decide } from "./internal/rateLimit.js"
@@ -82,7 +83,8 @@ const storeSubject = (subject: RateLimitSubject): string =>
 
 /**
  * The rules of every subject under `settings`: the address rules and the ban
- * policy are built once; only a key's windows are built per request.
+ * policy are built once, a key's windows once per limits object (a store
+ * that keeps its keys hands out the same one on every request).
  */
 const rulesFor = (settings: AccessSettings): (subject: RateLimitSubject) => RateLimitRules => {
   const addressRules: RateLimitRules = {
@@ -90,16 +92,20 @@ const rulesFor = (settings: AccessSettings): (subject: RateLimitSubject) => Rate
     ban: undefined
   }
   const keyBan: BanPolicy = { banAfter: settings.banAfter, banSeconds: settings.banSeconds }
-  return (subject) =>
-    subject._tag === "Key"
-      ? {
-        windows: [
-          { name: "minute", limit: subject.principal.limits.perMinute },
-          { name: "day", limit: subject.principal.limits.perDay }
-        ],
+  const keyRules = new WeakMap<PlanLimits, RateLimitRules>()
+  return (subject) => {
+    if (subject._tag === "Address") return addressRules
+    const limits = subject.principal.limits
+    let rules = keyRules.get(limits)
+    if (rules === undefined) {
+      rules = {
+        windows: [{ name: "minute", limit: limits.perMinute }, { name: "day", limit: limits.perDay }],
         ban: keyBan
       }
-      : addressRules
+      keyRules.set(limits, rules)
+    }
+    return rules
+  }
 }
 
 /**

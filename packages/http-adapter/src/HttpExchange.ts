@@ -83,8 +83,19 @@ export const jsonContentType = "application/json; charset=utf-8"
 export const json = (
   body: unknown,
   options?: { readonly status?: number | undefined; readonly headers?: Readonly<Record<string, string>> | undefined }
+): Response => jsonText(JSON.stringify(body), options)
+
+/**
+ * A JSON response whose body is `text`, already JSON, status 200 unless given.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const jsonText = (
+  text: string,
+  options?: { readonly status?: number | undefined; readonly headers?: Readonly<Record<string, string>> | undefined }
 ): Response => ({
   status: options?.status ?? 200,
   headers: Object.assign({ "content-type": jsonContentType }, options?.headers),
-  body: JSON.stringify(body)
+  body: text
 })

@@ -31,7 +31,7 @@ export const petPath = (id: number, linkBase: string = basePath): string => `${l
 
 /** 201 with the pet and `Location`; a replay of an `Idempotency-Key` also has `Idempotent-Replayed: true`. */
 const createdResponse = (pet: Pet.Pet, replayed: boolean, linkBase: string): HttpExchange.Response =>
-  HttpExchange.json(Shortcuts.petJson(pet), {
+  HttpExchange.jsonText(Shortcuts.petJsonText(pet), {
     status: 201,
     headers: replayed
       ? { location: petPath(pet.id, linkBase), "idempotent-replayed": "true" }
@@ -64,8 +64,8 @@ const pageResponse = (
   query: { readonly limit?: QueryValue; readonly status?: QueryValue },
   linkBase: string
 ): HttpExchange.Response =>
-  HttpExchange.json(
-    page.pets.map((pet) => Shortcuts.petJson(pet)),
+  HttpExchange.jsonText(
+    Shortcuts.petsJsonText(page.pets),
     page.nextCursor === undefined ? undefined : { headers: { link: nextLink(query, page.nextCursor, linkBase) } }
   )
 
@@ -150,7 +150,7 @@ export const make = (
       ErrorResponse.recover(
         PetInput.decodePetId(params["petId"]).pipe(
           Effect.flatMap(operations.getPet),
-          Effect.map((pet) => HttpExchange.json(Shortcuts.petJson(pet)))
+          Effect.map((pet) => HttpExchange.jsonText(Shortcuts.petJsonText(pet)))
         )
       )
   }))

@@ -4,9 +4,10 @@
  *
  * - `byInstance`: a response made once per error value, for the errors core
  *   makes once (the refusals of a key, one per reason): the 401 row;
- * - `petJson`: a pet's wire form written field by field instead of encoding
- *   with its schema (which validates every field of every pet served): the
- *   listPets and getPet rows.
+ * - `petJsonText`, `petsJsonText`: the JSON text of pets written directly,
+ *   field by field, instead of encoding with their schema (which validates
+ *   every field of every pet served) and without an object per pet for
+ *   `JSON.stringify` to walk: the listPets and getPet rows.
  * @internal
  */
 import type { Pet } from "@animal-store/core"
@@ -28,16 +29,30 @@ export const byInstance = <K extends object, V>(make: (key: K) => V): (key: K) =
   }
 }
 
+/** Every field of a pet's wire form, so that a field added to `Pet.Pet` is a type error here. */
+const petFields: { readonly [K in keyof typeof Pet.Pet.Encoded]: true } = {
+  id: true,
+  name: true,
+  categoryId: true,
+  status: true
+}
+void petFields
+
 /**
- * The wire form of a pet: `Pet.Pet`'s encoded side, field by field. Its
- * fields need no transformation, so this is `Schema.encodeSync(Pet.Pet)`
- * without re-validating; the return type makes a change of `Pet` (a field
- * added, a transformed field) a type error.
+ * The JSON text of a pet's wire form (`Pet.Pet`'s encoded side: its fields
+ * need no transformation): the id and category id are integers and the
+ * status one of three plain words, so only the name is escaped.
  * @internal
  */
-export const petJson = (pet: Pet.Pet): typeof Pet.Pet.Encoded => ({
-  id: pet.id,
-  name: pet.name,
-  categoryId: pet.categoryId,
-  status: pet.status
-})
+export const petJsonText = (pet: Pet.Pet): string =>
+  `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`
+
+/**
+ * The JSON text of an array of pets, as `petJsonText` writes each.
+ * @internal
+ */
+export const petsJsonText = (pets: ReadonlyArray<Pet.Pet>): string => {
+  let text = "["
+  for (let i = 0; i < pets.length; i++) text += i === 0 ? petJsonText(pets[i]!) : "," + petJsonText(pets[i]!)
+  return text + "]"
+}

@@ -1,0 +1,23 @@
+import { Pet } from "@animal-store/core"
+import { describe, expect, it } from "@effect/vitest"
+import { Arbitrary, Schema } from "effect"
+import * as fc from "effect/FastCheck"
+import * as Shortcuts from "../src/internal/shortcuts.js"
+
+const pet = Arbitrary.make(Pet.Pet)
+const encodePets = Schema.encodeSync(Schema.Array(Pet.Pet))
+
+describe("the JSON text of pets", () => {
+  it.prop("is the JSON of the schema's encoding of any pets", { pets: fc.array(pet, { maxLength: 5 }) }, ({ pets }) => {
+    expect(Shortcuts.petsJsonText(pets)).toBe(JSON.stringify(encodePets(pets)))
+    for (const one of pets) expect(Shortcuts.petJsonText(one)).toBe(JSON.stringify(Schema.encodeSync(Pet.Pet)(one)))
+  })
+
+  it("escapes names as JSON does", () => {
+    const named = (name: string) => Pet.Pet.make({ id: Pet.PetId.make(7), name, categoryId: Pet.CategoryId.make(3), status: "sold" })
+    for (const name of ["Rex \"the\" dog", "back\\slash", "line\nbreak\u0001", "😀 ü \u2028"]) {
+      expect(JSON.parse(Shortcuts.petJsonText(named(name)))).toEqual({ id: 7, name, categoryId: 3, status: "sold" })
+    }
+    expect(Shortcuts.petsJsonText([])).toBe("[]")
+  })
+})
