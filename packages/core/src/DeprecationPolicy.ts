@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { Gone } from "./ApiError.js"
 import type { OperationName } from "./PetOperations.js"
 
@@ -74,10 +74,11 @@ export const make = (entries: ReadonlyArray<Deprecation>): DeprecationPolicyServ
     check: (operation) => {
       const deprecation = forOperation(operation)
       if (deprecation === undefined) return Effect.succeed(undefined)
-      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        now >= deprecation.sunset.getTime()
+      return Effect.clockWith((clock) =>
+        clock.unsafeCurrentTimeMillis() >= deprecation.sunset.getTime()
           ? Effect.fail(new Gone({ operation, sunset: deprecation.sunset }))
-          : Effect.succeed(deprecation))
+          : Effect.succeed(deprecation)
+      )
     }
   }
 }

@@ -216,9 +216,9 @@ export const make: Effect.Effect<
           // An operation without a deprecation has nothing to check.
           deprecation === undefined
             ? Effect.succeed({ principal, meta })
-            : Effect.mapBoth(policy.check(operation), {
-              onFailure: (error) => guardedFailure(error, meta),
-              onSuccess: () => ({ principal, meta })
+            : Effect.matchEffect(policy.check(operation), {
+              onFailure: (error) => Effect.fail(guardedFailure(error, meta)),
+              onSuccess: () => Effect.succeed({ principal, meta })
             }))
     })
   }
@@ -238,9 +238,9 @@ export const make: Effect.Effect<
     f: (principal: Principal) => Effect.Effect<A, E, R>
   ): Effect.Effect<Guarded<A>, GuardedFailure, R> =>
     Effect.flatMap(admit(request, operation), ({ meta, principal }) =>
-      Effect.mapBoth(f(principal), {
-        onFailure: (error) => guardedFailure(error, meta),
-        onSuccess: (value) => ({ value, meta })
+      Effect.matchEffect(f(principal), {
+        onFailure: (error) => Effect.fail(guardedFailure(error, meta)),
+        onSuccess: (value) => Effect.succeed({ value, meta })
       }))
 
   return {

@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { AccessConfig } from "./AccessConfig.js"
 import type { AccessSettings } from "./AccessConfig.js"
 import type { Principal } from "./ApiKey.js"
@@ -122,9 +122,8 @@ export const make: Effect.Effect<PlanRateLimiterService, never, RateLimitStore |
     const rulesOf = rulesFor(yield* AccessConfig)
     return {
       check: (subject) =>
-        Effect.flatMap(
-          Clock.currentTimeMillis,
-          (now) => store.modify(storeSubject(subject), decide(rulesOf(subject), now))
+        Effect.clockWith((clock) =>
+          store.modify(storeSubject(subject), decide(rulesOf(subject), clock.unsafeCurrentTimeMillis()))
         )
     }
   }

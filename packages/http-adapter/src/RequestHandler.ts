@@ -211,7 +211,8 @@ export const makeHandlers = (
       meta: Guarded.ResponseMeta,
       keyId: string | undefined
     ): Effect.Effect<HttpExchange.Response> =>
-      Effect.flatMap(Clock.currentTimeMillis, (finished) => {
+      Effect.clockWith((clock) => {
+        const finished = clock.unsafeCurrentTimeMillis()
         const stamped = ResponseHeaders.stamp(response, meta, finished, linkBase)
         if (cors !== undefined) {
           cors(
@@ -270,7 +271,7 @@ export const makeHandlers = (
 
     const handle: RequestHandler = (request) =>
       Effect.catchAllCause(
-        accessLog === false ? serve(request, 0) : Effect.flatMap(Clock.currentTimeMillis, (started) => serve(request, started)),
+        accessLog === false ? serve(request, 0) : Effect.clockWith((clock) => serve(request, clock.unsafeCurrentTimeMillis())),
         defect
       )
 
