@@ -28,6 +28,8 @@ export interface DurabilityService {
    * durable; with the `StoreError` of that commit instead when it failed (the
    * writes are then lost). The returned effect ends with `effect`, without
    * waiting for the commit: `onDurable` may be called later, outside any fiber.
+   * Only the calls `effect` makes on its own fiber are deferred; a fiber it
+   * forks waits for its own commits, as outside `deferCommit`.
    */
   readonly deferCommit: <A, E, R>(
     effect: Effect.Effect<A, E, R>,

@@ -54,14 +54,30 @@ const upsertSql = `INSERT INTO rate_limits
     refused_count = excluded.refused_count, banned_until = excluded.banned_until`
 
 /**
+ * The states counted in the open turn of each database, by subject: written
+ * once each, just before the turn commits. One per database, shared by every
+ * store made on it, so that two of them counting one subject in one turn
+ * count on each other.
+ */
+const countedByDatabase = new WeakMap<SqliteDatabase.SqliteDatabase, Map<string, RateLimitStore.RateLimitState>>()
+
+const countedOf = (database: SqliteDatabase.SqliteDatabase): Map<string, RateLimitStore.RateLimitState> => {
+  let counted = countedByDatabase.get(database)
+  if (counted === undefined) {
+    counted = new Map()
+    countedByDatabase.set(database, counted)
+  }
+  return counted
+}
+
+/**
  * @since 1.0.0
  * @category constructors
  */
 export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, SqliteDatabase.SqliteDatabase> = Effect
   .gen(function*() {
     const database = yield* SqliteDatabase.SqliteDatabase
-    /** The states counted in the open turn, by subject: written once each, just before it commits. */
-    const counted = new Map<string, RateLimitStore.RateLimitState>()
+    const counted = countedOf(database)
     const write = (connection: SqliteDatabase.Connection, subject: string, state: RateLimitStore.RateLimitState) =>
       connection.run(
         upsertSql,

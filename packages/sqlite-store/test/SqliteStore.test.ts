@@ -6,7 +6,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Config, ConfigError, ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { SqliteDatabase, SqliteMigrations, SqliteStore } from "../src/index.js"
+import { SqliteDatabase, SqliteMigrations, SqliteRateLimitStore, SqliteStore } from "../src/index.js"
 import { open } from "../src/internal/betterSqlite3.js"
 import { listByStatusSql, listSql } from "../src/internal/petSql.js"
 import { collectStderr, exitOf, linesOf, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
@@ -553,7 +553,7 @@ describe("SqliteStore", () => {
       }
     }))
 
-  it.scoped("a turn counts each subject on its row as read once, writes it just before its commit, and keeps none of it when rolled back", () =>
+  it.scoped("a turn counts each subject on its row as read once, for every store on the database, writes it just before its commit, and keeps none of it when rolled back", () =>
     Effect.gen(function*() {
       const filename = yield* tempDatabase
       const context = yield* Layer.build(storeLayer({ filename }))
@@ -605,6 +605,22 @@ describe("SqliteStore", () => {
       const rows = yield* sql<{ readonly n: number }>`SELECT minute_count AS n FROM rate_limits WHERE subject = 'addr:x'`
       expect(rows).toEqual([{ n: 5 }])
       expect(found).toEqual([Exit.succeed(4)])
+
+      // Another store made on the same database counts on the same turn's counts.
+      found.length = 0
+      const second = yield* Effect.provideService(SqliteRateLimitStore.make, SqliteDatabase.SqliteDatabase, database)
+      const countSecond = second.modify("addr:x", (state) => {
+        const before = state?.minuteCount ?? 0
+        return [before, { minuteStart: 0, minuteCount: before + 1, dayStart: 0, dayCount: before + 1, refusedCount: 0, bannedUntil: 0 }]
+      })
+      yield* Effect.sync(() => {
+        request(count)
+        request(countSecond)
+        request(count)
+      })
+      yield* nextTurn
+      expect(found).toEqual([Exit.succeed(5), Exit.succeed(6), Exit.succeed(7)])
+      expect(seenByOther()).toBe(8)
     }))
 
   it.scoped("a write deferred to the end of a turn that fails rolls the turn back and fails every call of it", () =>
