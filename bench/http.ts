@@ -3,7 +3,8 @@
  * log on; an enterprise key that never trips), the floor server (the same
  * rules on node:http and better-sqlite3) and the Fastify reference (what a
  * user would pick instead: `fastify-server.ts`), on copies of one filled
- * database and pinned to core 0, under autocannon pinned to core 1. Each
+ * database and pinned to core 0, under autocannon pinned to core 1 (with this
+ * process, which drains the servers' output). Each
  * round runs every scenario on the three servers back to back, rotating
  * which goes first; a scenario's ratio is the median of its rounds' ratios
  * (the machine's noise moves the servers of a round alike). Peak RSS is
@@ -187,6 +188,8 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
   if (!pinned) log("  taskset or a second core is missing: servers and load generator run unpinned")
   const serverCore = pinned ? 0 : undefined
   const loadCore = pinned ? 1 : undefined
+  // This process drains the servers' output (the access log of ours): on the load generator's core, not the servers'.
+  if (pinned) spawnSync("taskset", ["-p", "-c", String(loadCore), String(process.pid)])
   const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bench-http-"))
   const started: Array<Started> = []
   try {
@@ -333,5 +336,6 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
   } finally {
     await Promise.all(started.map(stop))
     Fs.rmSync(folder, { recursive: true, force: true })
+    if (pinned) spawnSync("taskset", ["-p", "-c", `0-${Os.availableParallelism() - 1}`, String(process.pid)])
   }
 }
