@@ -62,11 +62,14 @@ export const entries: ReadonlyArray<Entry> = [
 
 const segments = (path: string): ReadonlyArray<string> => path.split("/")
 
+/** A segment of a template that matches any one non-empty segment (`:petId`). */
+const isParameter = (part: string): boolean => part.startsWith(":")
+
 const compiled = entries.map((entry) => {
   const template = segments(entry.path)
   const params: Array<readonly [index: number, name: string]> = []
   template.forEach((part, i) => {
-    if (part.startsWith(":")) params.push([i, part.slice(1)])
+    if (isParameter(part)) params.push([i, part.slice(1)])
   })
   return { ...entry, template, params }
 })
@@ -77,7 +80,7 @@ const matches = (template: ReadonlyArray<string>, path: ReadonlyArray<string>): 
   if (template.length !== path.length) return false
   for (let i = 0; i < template.length; i++) {
     const part = template[i]!
-    if (part.charCodeAt(0) === 58 /* ":" */ ? path[i]!.length === 0 : part !== path[i]) return false
+    if (isParameter(part) ? path[i]!.length === 0 : part !== path[i]) return false
   }
   return true
 }
