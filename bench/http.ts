@@ -189,7 +189,8 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
   const serverCore = pinned ? 0 : undefined
   const loadCore = pinned ? 1 : undefined
   // This process drains the servers' output (the access log of ours): on the load generator's core, not the servers'.
-  if (pinned) spawnSync("taskset", ["-p", "-c", String(loadCore), String(process.pid)])
+  const ownCores = /:\s*(\S+)\s*$/.exec(spawnSync("taskset", ["-cp", String(process.pid)], { encoding: "utf8" }).stdout)?.[1]
+  if (pinned) spawnSync("taskset", ["-cp", String(loadCore), String(process.pid)])
   const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bench-http-"))
   const started: Array<Started> = []
   try {
@@ -336,6 +337,6 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
   } finally {
     await Promise.all(started.map(stop))
     Fs.rmSync(folder, { recursive: true, force: true })
-    if (pinned) spawnSync("taskset", ["-p", "-c", `0-${Os.availableParallelism() - 1}`, String(process.pid)])
+    if (pinned && ownCores !== undefined) spawnSync("taskset", ["-cp", ownCores, String(process.pid)])
   }
 }

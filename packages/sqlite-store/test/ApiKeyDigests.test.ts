@@ -4,7 +4,7 @@ import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as fc from "effect/FastCheck"
 import * as Fs from "node:fs"
 import { SqliteDatabase, SqliteStore } from "../src/index.js"
-import { databaseFiles, tempDatabase } from "./internal/files.js"
+import { databaseFiles, nextTurn, tempDatabase } from "./internal/files.js"
 
 /** The files of the database holding `text` (as UTF-8). */
 const filesContaining = (filename: string, text: string): ReadonlyArray<string> =>
@@ -136,8 +136,6 @@ const connection = (filename: string) =>
     })
   )
 
-/** Lets the event loop turn (kept keys are checked once a turn). */
-const nextTurn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 
 const apiKey = (n: number) =>
   new ApiKey.ApiKey({

@@ -9,7 +9,7 @@ import * as Path from "node:path"
 import { SqliteDatabase, SqliteMigrations, SqliteRateLimitStore, SqliteStore } from "../src/index.js"
 import { open } from "../src/internal/betterSqlite3.js"
 import { listByStatusSql, listSql } from "../src/internal/petSql.js"
-import { collectStderr, exitOf, linesOf, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
+import { collectStderr, exitOf, linesOf, nextTurn, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
 
 const allVersions = Array.from({ length: SqliteMigrations.schemaVersion }, (_, i) => i + 1)
 
@@ -316,7 +316,7 @@ describe("SqliteStore", () => {
         expect(committed).toEqual([])
         expect(countSeenByOther()).toBe(0)
       })
-      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      yield* nextTurn
       // After the turn: one commit, then each outcome, with its animal visible to other connections.
       expect(committed).toEqual(["a", "b"])
       expect(handedOver).toEqual([
@@ -333,7 +333,7 @@ describe("SqliteStore", () => {
         return Effect.runSyncExit(broken)
       })
       expect(Exit.isFailure(brokenExit)).toBe(true)
-      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      yield* nextTurn
       expect(committed).toEqual([])
       expect(handedOver).toHaveLength(1)
       const [failed] = handedOver
@@ -573,7 +573,6 @@ describe("SqliteStore", () => {
       const found: Array<Exit.Exit<number, unknown>> = []
       const request = (effect: Effect.Effect<number, StoreError.StoreError>) =>
         Effect.runSync(database.durability.deferCommit(effect, (exit) => found.push(exit)))
-      const nextTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
 
       // Three requests in one turn: each counts on the one before; nothing is written until the commit.
       yield* Effect.sync(() => {
@@ -641,7 +640,7 @@ describe("SqliteStore", () => {
           Effect.runSync(database.durability.deferCommit(effect, (exit) => outcomes.push(exit)))
         }
       })
-      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      yield* nextTurn
       expect(outcomes).toHaveLength(2)
       for (const exit of outcomes) {
         expect(exit).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", message: expect.stringContaining("Writing at the end") })))

@@ -31,6 +31,9 @@ export const freshFileLayer: Layer.Layer<AnimalStore.StorePorts, unknown> = Laye
   Effect.map(tempDatabase, (filename) => SqliteStore.layer({ filename }))
 )
 
+/** Lets the event loop turn: a turn's group commit ends, and kept keys are checked again. */
+export const nextTurn: Effect.Effect<void> = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+
 /** The database file and its WAL and shared-memory files, those that exist. */
 export const databaseFiles = (filename: string): ReadonlyArray<string> =>
   [filename, `${filename}-wal`, `${filename}-shm`].filter((file) => Fs.existsSync(file))
