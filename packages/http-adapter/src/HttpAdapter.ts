@@ -140,25 +140,29 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
       if (Option.isNone(failure)) return writeNode(to, exit)
       runCallback(ErrorResponse.respond(failure.value), { onExit: (response) => writeNode(to, response) })
     }
+    const run = (to: Http.ServerResponse, request: HttpExchange.Request) => runCallback(deferCommit(handle(request), answer(to)))
     const serve = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean) => {
-      const read = RequestBody.fromNode(request)
-      runCallback(deferCommit(
-        handle({
-          method: request.method ?? "GET",
-          url: request.url ?? "/",
-          headers: request.headers,
-          remoteAddress: request.socket.remoteAddress,
-          localOrigin: localOriginOf(request.socket),
-          body: expectsContinue
-            ? (maxBytes) =>
-              Effect.suspend(() => {
-                if (!response.headersSent) response.writeContinue()
-                return read(maxBytes)
-              })
-            : read
-        }),
-        answer(response)
-      ))
+      const exchange: HttpExchange.Request = {
+        method: request.method ?? "GET",
+        url: request.url ?? "/",
+        headers: request.headers,
+        remoteAddress: request.socket.remoteAddress,
+        localOrigin: localOriginOf(request.socket),
+        body: RequestBody.fromNode(request)
+      }
+      if (expectsContinue) {
+        return run(response, {
+          ...exchange,
+          body: (maxBytes) =>
+            Effect.suspend(() => {
+              if (!response.headersSent) response.writeContinue()
+              return exchange.body(maxBytes)
+            })
+        })
+      }
+      if (!RequestBody.isReadAhead(exchange)) return run(response, exchange)
+      // Then the request is handled in one go: its fiber never waits for the body.
+      RequestBody.readNode(request, RequestBody.maxBytes, (read) => run(response, { ...exchange, body: RequestBody.fromRead(read) }))
     }
     return {
       request: (request, response) => serve(request, response, false),

@@ -7,7 +7,7 @@
  *
  * @since 1.0.0
  */
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Effect, Exit, Stream } from "effect"
 import type { Readable } from "node:stream"
 import * as HttpExchange from "./HttpExchange.js"
 import { MalformedBody, PayloadTooLarge, UnsupportedMediaType } from "./ProtocolError.js"
@@ -37,54 +37,99 @@ const declaredLength = (request: HttpExchange.Request): number | undefined => {
 const unreadable = () => new MalformedBody({ reason: "the body could not be read" })
 
 /**
- * The body of a Node request, read directly (no stream machinery per chunk).
- * When the limit is passed, reading stops without destroying the request, so
- * the 413 response still reaches the client; the unread rest is discarded.
+ * What reading a body gave: its bytes, or why it could not be read.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Read = Exit.Exit<Uint8Array, PayloadTooLarge | MalformedBody>
+
+/**
+ * Reads the body of a Node request directly (no stream machinery per chunk)
+ * and calls `done` once with what it gave. When the limit is passed, reading
+ * stops without destroying the request, so the 413 response still reaches
+ * the client; the unread rest is discarded. The function returned stops
+ * reading (`done` is then not called).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const readNode = (source: Readable, limit: number, done: (read: Read) => void): () => void => {
+  if (source.readableEnded) {
+    done(Exit.succeed(new Uint8Array(0)))
+    return () => {}
+  }
+  const chunks: Array<Buffer> = []
+  let size = 0
+  const stop = () => {
+    source.off("data", onData)
+    source.off("end", onEnd)
+    source.off("error", onError)
+    source.off("close", onClose)
+  }
+  const onData = (chunk: Buffer) => {
+    size += chunk.length
+    if (size > limit) {
+      stop()
+      source.resume()
+      done(Exit.fail(new PayloadTooLarge({ maxBytes: limit })))
+    } else {
+      chunks.push(chunk)
+    }
+  }
+  const onEnd = () => {
+    stop()
+    done(Exit.succeed(Buffer.concat(chunks, size)))
+  }
+  const onError = () => {
+    stop()
+    done(Exit.fail(unreadable()))
+  }
+  const onClose = () => {
+    if (!source.readableEnded) onError()
+  }
+  source.on("data", onData)
+  source.on("end", onEnd)
+  source.on("error", onError)
+  source.on("close", onClose)
+  return stop
+}
+
+/**
+ * The body of a Node request, read when asked for (`readNode`).
  *
  * @since 1.0.0
  * @category constructors
  */
 export const fromNode = (source: Readable) => (limit: number): Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody> =>
-  Effect.async((resume) => {
-    if (source.readableEnded) {
-      resume(Effect.succeed(new Uint8Array(0)))
-      return
-    }
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const stop = () => {
-      source.off("data", onData)
-      source.off("end", onEnd)
-      source.off("error", onError)
-      source.off("close", onClose)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) {
-        stop()
-        source.resume()
-        resume(Effect.fail(new PayloadTooLarge({ maxBytes: limit })))
-      } else {
-        chunks.push(chunk)
-      }
-    }
-    const onEnd = () => {
-      stop()
-      resume(Effect.succeed(Buffer.concat(chunks, size)))
-    }
-    const onError = () => {
-      stop()
-      resume(Effect.fail(unreadable()))
-    }
-    const onClose = () => {
-      if (!source.readableEnded) onError()
-    }
-    source.on("data", onData)
-    source.on("end", onEnd)
-    source.on("error", onError)
-    source.on("close", onClose)
-    return Effect.sync(stop)
-  })
+  Effect.async((resume) => Effect.sync(readNode(source, limit, resume)))
+
+/**
+ * Whether a request's body is read before the request is handled
+ * (`fromRead`): it declares its length (`Content-Length`), from 1 byte to
+ * `maxBytes`, and does not wait for `100 Continue`. Its refusals (401, 429)
+ * then go out once the body has arrived, which clients send with the
+ * headers; the body is no larger than what a handler may read anyway, and
+ * an unread body is read and discarded to keep the connection.
+ *
+ * @since 1.0.0
+ * @category predicates
+ */
+export const isReadAhead = (request: HttpExchange.Request): boolean => {
+  if (HttpExchange.header(request, "expect") !== undefined) return false
+  const declared = declaredLength(request)
+  return declared !== undefined && declared > 0 && declared <= maxBytes
+}
+
+/**
+ * The body of a request as already read (`readNode`); a smaller limit than
+ * the body is a `PayloadTooLarge`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const fromRead = (read: Read) => (limit: number): Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody> =>
+  Exit.isSuccess(read) && read.value.length > limit ? Effect.fail(new PayloadTooLarge({ maxBytes: limit })) : read
 
 /**
  * The body of any other request, as a stream of bytes.

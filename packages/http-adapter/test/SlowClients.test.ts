@@ -85,4 +85,30 @@ describe("slow clients on a real socket", () => {
       expectAnswered(answers)
       expect(yield* json(yield* api.request("/v1/pets", { headers: bearer(secret) }))).toEqual([])
     }))
+
+  it.scopedLive("a body that arrives in parts is read whole before its request is handled, and the connection goes on", () =>
+    Effect.gen(function*() {
+      const api = yield* start({ ports: MemoryStore.layer, limits })
+      const { secret } = yield* api.issue("pro")
+      const post = (authorization: string, body: string) =>
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${authorization}Content-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+      const created = JSON.stringify({ name: "Part by part", categoryId: 3 })
+      const [head, body] = post(`Authorization: Bearer ${secret}\r\n`, created).split("\r\n\r\n")
+      const outcome = yield* SlowClient.send(api.origin, {
+        atOnce: `${head}\r\n\r\n`,
+        slowly: body + post("", JSON.stringify({ name: "No key", categoryId: 1 })) +
+          `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nConnection: close\r\n\r\n`,
+        intervalMs: 5,
+        chunkSize: 7
+      })
+      const responses = outcome.received.split(/(?=HTTP\/1\.1 )/).map(SlowClient.parseResponse)
+      expect(responses.map((response) => response.statusLine)).toEqual([
+        "HTTP/1.1 201 Created",
+        "HTTP/1.1 401 Unauthorized",
+        "HTTP/1.1 200 OK"
+      ])
+      expect(responses[0]!.body).toEqual({ id: 1, name: "Part by part", categoryId: 3, status: "available" })
+      expect(responses[2]!.body).toEqual([responses[0]!.body])
+    }))
 })
