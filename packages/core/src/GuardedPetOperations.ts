@@ -7,7 +7,7 @@
  *
  * @since 1.0.0
  */
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Data, Effect, Exit, Layer } from "effect"
 import type { ApiError } from "./ApiError.js"
 import type { ApiKeyBanned, RateLimited } from "./ApiError.js"
 import type { Principal } from "./ApiKey.js"
@@ -194,11 +194,11 @@ export const make: Effect.Effect<
   /** Counts one request of `subject`: its metadata when accepted, else its refusal. */
   const count = (subject: RateLimitSubject, deprecation: Deprecation | undefined): Effect.Effect<ResponseMeta, GuardedFailure> =>
     Effect.matchEffect(limiter.check(subject), {
-      onFailure: (error) => Effect.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
+      onFailure: (error) => Exit.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
       onSuccess: (decision) => {
         const meta: ResponseMeta = { rateLimit: decision, deprecation }
         const refused = refusal(decision)
-        return refused === undefined ? Effect.succeed(meta) : Effect.fail(guardedFailure(refused, meta))
+        return refused === undefined ? Effect.succeed(meta) : Exit.fail(guardedFailure(refused, meta))
       }
     })
 
@@ -209,15 +209,15 @@ export const make: Effect.Effect<
     return Effect.matchEffect(auth.authenticate(request.credential), {
       onFailure: (error) =>
         error._tag === "Unauthorized"
-          ? Effect.flatMap(count(addressOf(request), deprecation), (meta) => Effect.fail(guardedFailure(error, meta)))
-          : Effect.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
+          ? Effect.flatMap(count(addressOf(request), deprecation), (meta) => Exit.fail(guardedFailure(error, meta)))
+          : Exit.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
       onSuccess: (principal) =>
         Effect.flatMap(count({ _tag: "Key", principal }, deprecation), (meta) =>
           // An operation without a deprecation has nothing to check.
           deprecation === undefined
             ? Effect.succeed({ principal, meta })
             : Effect.matchEffect(policy.check(operation), {
-              onFailure: (error) => Effect.fail(guardedFailure(error, meta)),
+              onFailure: (error) => Exit.fail(guardedFailure(error, meta)),
               onSuccess: () => Effect.succeed({ principal, meta })
             }))
     })
@@ -228,7 +228,7 @@ export const make: Effect.Effect<
       onFailure: (error) =>
         error._tag === "Unauthorized"
           ? Effect.map(count(addressOf(request), undefined), (meta) => ({ principal: undefined, meta }))
-          : Effect.fail(guardedFailure(error, { rateLimit: undefined, deprecation: undefined })),
+          : Exit.fail(guardedFailure(error, { rateLimit: undefined, deprecation: undefined })),
       onSuccess: (principal) => Effect.map(count({ _tag: "Key", principal }, undefined), (meta) => ({ principal, meta }))
     })
 
@@ -239,7 +239,7 @@ export const make: Effect.Effect<
   ): Effect.Effect<Guarded<A>, GuardedFailure, R> =>
     Effect.flatMap(admit(request, operation), ({ meta, principal }) =>
       Effect.matchEffect(f(principal), {
-        onFailure: (error) => Effect.fail(guardedFailure(error, meta)),
+        onFailure: (error) => Exit.fail(guardedFailure(error, meta)),
         onSuccess: (value) => Effect.succeed({ value, meta })
       }))
 

@@ -11,7 +11,7 @@
  *
  * @since 1.0.0
  */
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Exit, Layer, Option } from "effect"
 import type { IdempotencyKeyInUse, IdempotencyKeyReused, InvalidRequest, PetNotFound } from "./ApiError.js"
 import * as Idempotency from "./Idempotency.js"
 import type { IdempotentCreateOutcome } from "./IdempotencyStore.js"
@@ -118,7 +118,7 @@ const foreignCursor = () =>
   invalidRequest("query", [{ path: "cursor", message: "is not a cursor of this listing (altered, or issued for another status)" }])
 
 const orNotFound = (id: PetId) => (pet: Option.Option<Pet>): Effect.Effect<Pet, PetNotFound> =>
-  Option.isSome(pet) ? Effect.succeed(pet.value) : Effect.fail(ExpectedErrors.petNotFound(id))
+  Option.isSome(pet) ? Effect.succeed(pet.value) : Exit.fail(ExpectedErrors.petNotFound(id))
 
 const invalidKey = invalidRequest("request", [{
   path: "Idempotency-Key",

@@ -27,7 +27,7 @@
  */
 import type { ApiKey, GuardedPetOperations as Guarded, PetOperations } from "@animal-store/core"
 import { GuardedPetOperations } from "@animal-store/core"
-import { Cause, Clock, Effect } from "effect"
+import { Cause, Clock, Context, Effect, Exit } from "effect"
 import * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Cors from "./Cors.js"
@@ -211,8 +211,8 @@ export const makeHandlers = (
       meta: Guarded.ResponseMeta,
       keyId: string | undefined
     ): Effect.Effect<HttpExchange.Response> =>
-      Effect.clockWith((clock) => {
-        const finished = clock.unsafeCurrentTimeMillis()
+      Effect.withFiberRuntime((fiber) => {
+        const finished = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
         const stamped = ResponseHeaders.stamp(response, meta, finished, linkBase)
         if (cors !== undefined) {
           cors(
@@ -221,7 +221,7 @@ export const makeHandlers = (
             matched !== undefined && matched._tag === "Options" ? matched.allow : undefined
           )
         }
-        if (accessLog === false) return Effect.succeed(stamped)
+        if (accessLog === false) return Exit.succeed(stamped)
         const entry: AccessLog.Entry = {
           method: request.method,
           path,
@@ -230,10 +230,9 @@ export const makeHandlers = (
           client: client.clientAddress,
           keyId
         }
-        return Effect.as(
-          accessLog === true ? AccessLog.log(entry) : AccessLog.write(accessLog, entry, finished),
-          stamped
-        )
+        if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
+        accessLog(entry, fiber.id(), new Date(finished))
+        return Exit.succeed(stamped)
       })
 
     const serve = (request: HttpExchange.Request, started: number): Effect.Effect<HttpExchange.Response> => {

@@ -433,10 +433,15 @@ const makeTurns = (db: BetterSqlite3.Database) => {
         const outer = deferrals.get(fiber)
         const deferral: Array<Turn> = []
         deferrals.set(fiber, deferral)
-        return Effect.map(Effect.exit(effect), (exit) => {
+        const settle = (exit: Exit.Exit<A, E>) => {
           if (outer === undefined) deferrals.delete(fiber)
           else deferrals.set(fiber, outer)
           whenCommitted(deferral, exit, onDurable)
+          return Exit.void
+        }
+        return Effect.matchCauseEffect(effect, {
+          onFailure: (cause) => settle(Exit.failCause(cause)),
+          onSuccess: (value) => settle(Exit.succeed(value))
         })
       })
   }

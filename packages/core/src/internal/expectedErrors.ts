@@ -19,7 +19,8 @@ import {
   Unauthorized
 } from "../ApiError.js"
 import type { UnauthorizedReason } from "../ApiError.js"
-import { Effect } from "effect"
+import type { Effect } from "effect"
+import { Exit } from "effect"
 import type { PetId } from "../Pet.js"
 
 /**
@@ -59,15 +60,15 @@ export const invalidRequest = (message: string, details: ReadonlyArray<ErrorDeta
   withoutStackTrace(() => new InvalidRequest({ message, details }, true))
 
 /**
- * One refusal of a key per reason, made once: refusing is the hot path of
- * key guessing. Adapters may rely on it (the http-adapter makes each 401
+ * One refusal of a key per reason, made once, as an `Exit` (failing with it
+ * is one step of the fiber): refusing is the hot path of key guessing. Adapters may rely on it (the http-adapter makes each 401
  * response once per refusal).
  * @internal
  */
 export const unauthorized: { readonly [R in UnauthorizedReason]: Effect.Effect<never, Unauthorized> } = {
-  missing: Effect.fail(new Unauthorized({ reason: "missing" })),
-  malformed: Effect.fail(new Unauthorized({ reason: "malformed" })),
-  unknown: Effect.fail(new Unauthorized({ reason: "unknown" })),
-  revoked: Effect.fail(new Unauthorized({ reason: "revoked" })),
-  wrong_environment: Effect.fail(new Unauthorized({ reason: "wrong_environment" }))
+  missing: Exit.fail(new Unauthorized({ reason: "missing" })),
+  malformed: Exit.fail(new Unauthorized({ reason: "malformed" })),
+  unknown: Exit.fail(new Unauthorized({ reason: "unknown" })),
+  revoked: Exit.fail(new Unauthorized({ reason: "revoked" })),
+  wrong_environment: Exit.fail(new Unauthorized({ reason: "wrong_environment" }))
 }
