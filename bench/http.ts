@@ -3,8 +3,9 @@
  * log on; an enterprise key that never trips), the floor server (the same
  * rules on node:http and better-sqlite3) and the Fastify reference (what a
  * user would pick instead: `fastify-server.ts`), on copies of one filled
- * database and pinned to core 0, under autocannon pinned to core 1 (with this
- * process, which drains the servers' output). Each
+ * database and pinned to core 0, under autocannon pinned to core 1; each
+ * server's output goes to a file (ours writes an access line per request),
+ * as a server's log would, so nothing reads it on either core. Each
  * round runs every scenario on the three servers back to back, rotating
  * which goes first; a scenario's ratio is the median of its rounds' ratios
  * (the machine's noise moves the servers of a round alike). Peak RSS is
@@ -93,8 +94,38 @@ interface Started {
   readonly output: () => string
 }
 
-const start = (command: ReadonlyArray<string>, core: number | undefined, env: Record<string, string>): Started => {
+/** The last 4,000 characters of a file. */
+const tailOf = (file: string): string => {
+  const size = Fs.statSync(file).size
+  const fd = Fs.openSync(file, "r")
+  try {
+    const bytes = Buffer.alloc(Math.min(size, 4000))
+    Fs.readSync(fd, bytes, 0, bytes.length, size - bytes.length)
+    return bytes.toString("utf8")
+  } finally {
+    Fs.closeSync(fd)
+  }
+}
+
+/**
+ * Starts `command` (pinned to `core`). Its output goes to `logFile` when
+ * given, as a server's log goes to a file: nothing on the load generator's
+ * core reads it while the load runs (ours writes an access line per
+ * request). Otherwise it is piped to this process.
+ */
+const start = (
+  command: ReadonlyArray<string>,
+  core: number | undefined,
+  env: Record<string, string>,
+  logFile?: string
+): Started => {
   const [file, ...args] = core === undefined ? command : ["taskset", "-c", String(core), ...command]
+  if (logFile !== undefined) {
+    const fd = Fs.openSync(logFile, "a")
+    const child = spawn(file!, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
+    Fs.closeSync(fd)
+    return { child, output: () => tailOf(logFile) }
+  }
   const child = spawn(file!, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   const keep = (chunk: Buffer) => {
@@ -188,7 +219,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
   if (!pinned) log("  taskset or a second core is missing: servers and load generator run unpinned")
   const serverCore = pinned ? 0 : undefined
   const loadCore = pinned ? 1 : undefined
-  // This process drains the servers' output (the access log of ours): on the load generator's core, not the servers'.
+  // This process reads the load generator's results and samples the servers' CPU: on the load generator's core.
   const ownCores = /:\s*(\S+)\s*$/.exec(spawnSync("taskset", ["-cp", String(process.pid)], { encoding: "utf8" }).stdout)?.[1]
   if (pinned) spawnSync("taskset", ["-cp", String(loadCore), String(process.pid)])
   const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bench-http-"))
@@ -218,7 +249,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       `sqlite:${oursDb}`,
       "--anonymous-per-minute",
       String(unlimited)
-    ], serverCore, { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret })
+    ], serverCore, { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, "ours.log"))
     started.push(ours)
     const floor = start([
       "node",
@@ -231,7 +262,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       floorDb,
       "--anonymous-per-minute",
       String(unlimited)
-    ], serverCore, { FLOOR_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret })
+    ], serverCore, { FLOOR_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, "floor.log"))
     started.push(floor)
     const fastify = start([
       "node",
@@ -244,7 +275,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       fastifyDb,
       "--anonymous-per-minute",
       String(unlimited)
-    ], serverCore, { FLOOR_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret })
+    ], serverCore, { FLOOR_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, "fastify.log"))
     started.push(fastify)
     const urls: Record<Server, string> = {
       ours: `http://127.0.0.1:${oursPort}`,
