@@ -8,9 +8,10 @@
  * @since 1.0.0
  */
 import { Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import type { Pet } from "./Pet.js"
 import { PetId, PetStatus } from "./Pet.js"
+import * as HmacSha256 from "./internal/hmacSha256.js"
 import { IntFromString, NumberOrIntString } from "./internal/schemas.js"
 
 /**
@@ -122,6 +123,13 @@ export interface Cursors {
   readonly open: (cursor: string, status: PetStatus | undefined) => PetId | undefined
 }
 
+/** Whether two texts are equal, in a time that does not depend on where they differ. */
+const equalInConstantTime = (a: string, b: string): boolean => {
+  let difference = a.length ^ b.length
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i)
+  return difference === 0
+}
+
 const decodeCursorId = Schema.decodeUnknownEither(Schema.compose(IntFromString, PetId))
 
 /**
@@ -133,10 +141,10 @@ const decodeCursorId = Schema.decodeUnknownEither(Schema.compose(IntFromString, 
  * @category constructors
  */
 export const makeCursors = (secret: string | Uint8Array): Cursors => {
+  const hmac = HmacSha256.make(secret)
   // The seal covers the id as written, so no other spelling of it is accepted.
   const tag = (status: PetStatus | undefined, encodedId: string): string =>
-    createHmac("sha256", secret).update(`listPets\u0000${status ?? ""}\u0000${encodedId}`).digest().subarray(0, 16)
-      .toString("base64url")
+    hmac(`listPets\u0000${status ?? ""}\u0000${encodedId}`).toString("base64url", 0, 16)
   return {
     seal: (status, afterId) => {
       const encodedId = Buffer.from(String(afterId)).toString("base64url")
@@ -144,12 +152,8 @@ export const makeCursors = (secret: string | Uint8Array): Cursors => {
     },
     open: (cursor, status) => {
       const match = cursorPattern.exec(cursor)
-      if (match === null) return undefined
-      const id = Buffer.from(match[1]!, "base64url").toString("latin1")
-      const expected = Buffer.from(tag(status, match[1]!))
-      const given = Buffer.from(match[2]!)
-      if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined
-      return Either.getOrUndefined(decodeCursorId(id))
+      if (match === null || !equalInConstantTime(tag(status, match[1]!), match[2]!)) return undefined
+      return Either.getOrUndefined(decodeCursorId(Buffer.from(match[1]!, "base64url").toString("latin1")))
     }
   }
 }

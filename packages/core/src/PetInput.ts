@@ -8,10 +8,27 @@
  */
 import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "./ApiError.js"
-import { ListPetsQuery } from "./ListPetsQuery.js"
+import { defaultLimit, LimitInput, ListPetsQuery } from "./ListPetsQuery.js"
 import type { PetId } from "./Pet.js"
 import { defaultStatus, NewPet, PetIdInput, PetStatus } from "./Pet.js"
 import { decodeInput } from "./internal/decode.js"
+
+// `ListPetsQuery` decoded in two steps, as `NewPet` below: its fields as
+// sent, with `limit` optional (the same rules and issues), then the default
+// `limit`. Its default in the schema makes the parser a transformation that
+// walks the query twice.
+const ListPetsQueryFields = Schema.Struct({
+  ...ListPetsQuery.fields,
+  limit: Schema.optionalWith(LimitInput, { exact: true })
+}).annotations({ identifier: "ListPetsQuery", parseOptions: { onExcessProperty: "ignore" } })
+const decodeListPetsQueryFields = decodeInput(ListPetsQueryFields, "query")
+const withDefaultLimit = (
+  { cursor, limit = defaultLimit, status }: typeof ListPetsQueryFields.Type
+): ListPetsQuery => ({
+  limit,
+  ...(status === undefined ? {} : { status }),
+  ...(cursor === undefined ? {} : { cursor })
+})
 
 /**
  * A `listPets` query: `{limit?, status?, cursor?}`, `limit` a number or a
@@ -20,10 +37,8 @@ import { decodeInput } from "./internal/decode.js"
  * @since 1.0.0
  * @category decoding
  */
-export const decodeListPetsQuery: (input: unknown) => Effect.Effect<ListPetsQuery, InvalidRequest> = decodeInput(
-  ListPetsQuery,
-  "query"
-)
+export const decodeListPetsQuery = (input: unknown): Effect.Effect<ListPetsQuery, InvalidRequest> =>
+  Effect.map(decodeListPetsQueryFields(input), withDefaultLimit)
 
 /**
  * An animal's id: a number or a decimal string.
