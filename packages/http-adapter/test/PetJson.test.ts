@@ -13,6 +13,21 @@ describe("the JSON text of pets", () => {
     for (const one of pets) expect(Shortcuts.petJsonText(one)).toBe(JSON.stringify(Schema.encodeSync(Pet.Pet)(one)))
   })
 
+  it.prop(
+    "writes any name as JSON.stringify does, lone surrogates and control characters among them",
+    {
+      name: fc.oneof(
+        fc.string({ unit: "binary" }),
+        fc.string({ unit: "binary-ascii" }),
+        fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)) })
+      )
+    },
+    ({ name }) => {
+      const pet = Pet.Pet.make({ id: Pet.PetId.make(7), name, categoryId: Pet.CategoryId.make(3), status: "sold" }, true)
+      expect(Shortcuts.petJsonText(pet)).toBe(JSON.stringify({ id: 7, name, categoryId: 3, status: "sold" }))
+    }
+  )
+
   it("escapes names as JSON does", () => {
     const named = (name: string) => Pet.Pet.make({ id: Pet.PetId.make(7), name, categoryId: Pet.CategoryId.make(3), status: "sold" })
     for (const name of ["Rex \"the\" dog", "back\\slash", "line\nbreak\u0001", "😀 ü \u2028"]) {

@@ -38,14 +38,20 @@ const petFields: { readonly [K in keyof typeof Pet.Pet.Encoded]: true } = {
 }
 void petFields
 
+/** What JSON escapes in a string: quotes, backslashes, control characters and UTF-16 surrogates (lone ones). */
+const escaped = /["\\\u0000-\u001f\ud800-\udfff]/
+
 /**
  * The JSON text of a pet's wire form (`Pet.Pet`'s encoded side: its fields
  * need no transformation): the id and category id are integers and the
- * status one of three plain words, so only the name is escaped.
+ * status one of three plain words, so only the name is escaped, and only
+ * when it has a character JSON escapes (most names have none).
  * @internal
  */
 export const petJsonText = (pet: Pet.Pet): string =>
-  `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`
+  `{"id":${pet.id},"name":${
+    escaped.test(pet.name) ? JSON.stringify(pet.name) : `"${pet.name}"`
+  },"categoryId":${pet.categoryId},"status":"${pet.status}"}`
 
 /**
  * The JSON text of an array of pets, as `petJsonText` writes each.
