@@ -177,21 +177,21 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
 
   const cursors = yield* makeCursors
   return {
-    listPets: (query) =>
-      Effect.gen(function*() {
-        let afterId: PetId | undefined
-        if (query.cursor !== undefined) {
-          afterId = cursors.open(query.cursor, query.status)
-          if (afterId === undefined) return yield* Effect.fail(foreignCursor())
+    listPets: (query) => {
+      let afterId: PetId | undefined
+      if (query.cursor !== undefined) {
+        afterId = cursors.open(query.cursor, query.status)
+        if (afterId === undefined) return Exit.fail(foreignCursor())
+      }
+      return Effect.map(
+        repository.list({ status: query.status, afterId, limit: query.limit + 1 }),
+        (found): PetPage => {
+          if (found.length <= query.limit) return { pets: found, nextCursor: undefined }
+          const pets = found.slice(0, query.limit)
+          return { pets, nextCursor: cursors.seal(query.status, pets[pets.length - 1]!.id) }
         }
-        const found = yield* repository.list({ status: query.status, afterId, limit: query.limit + 1 })
-        const pets = found.length > query.limit ? found.slice(0, query.limit) : found
-        const last = pets[pets.length - 1]
-        return {
-          pets,
-          nextCursor: found.length > query.limit && last !== undefined ? cursors.seal(query.status, last.id) : undefined
-        }
-      }),
+      )
+    },
     createPet: ((pet: NewPet, options?: CreatePetOptions): Effect.Effect<CreatePetOutcome, CreatePetError> =>
       options?.idempotencyKey === undefined
         ? Effect.map(repository.insert(pet), created)
