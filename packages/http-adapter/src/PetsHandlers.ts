@@ -90,25 +90,22 @@ export interface Inputs {
  */
 export type Handler = (inputs: Inputs) => Effect.Effect<HttpExchange.Response>
 
-/** A query parameter: absent, sent once (a string) or more than once (all its values). */
-const parameter = (query: URLSearchParams, name: string): QueryValue => {
-  const values = query.getAll(name)
-  return values.length === 0 ? undefined : values.length === 1 ? values[0] : values
-}
+const listParameters: ReadonlySet<string> = new Set(["limit", "status", "cursor"])
 
-/** The listing parameters of a request URL, as sent. */
+/**
+ * The listing parameters of a request URL, as sent: each absent, sent once
+ * (a string) or more than once (all its values, in order).
+ */
 const listQueryOf = (
   url: string
 ): { readonly limit?: QueryValue; readonly status?: QueryValue; readonly cursor?: QueryValue } => {
-  const query = Routes.queryOf(url)
-  const limit = parameter(query, "limit")
-  const status = parameter(query, "status")
-  const cursor = parameter(query, "cursor")
-  return {
-    ...(limit === undefined ? {} : { limit }),
-    ...(status === undefined ? {} : { status }),
-    ...(cursor === undefined ? {} : { cursor })
+  const query: Record<string, string | Array<string>> = {}
+  for (const [name, value] of Routes.queryOf(url)) {
+    if (!listParameters.has(name)) continue
+    const sent = query[name]
+    query[name] = sent === undefined ? value : typeof sent === "string" ? [sent, value] : [...sent, value]
   }
+  return query
 }
 
 /**
