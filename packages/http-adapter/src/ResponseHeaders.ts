@@ -21,14 +21,18 @@ const writeRateLimit = (
   into["x-ratelimit-limit"] = String(reported.limit)
   into["x-ratelimit-remaining"] = String(reported.remaining)
   into["x-ratelimit-reset"] = String(reported.reset)
-  into["ratelimit-policy"] = windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(", ")
   // While banned, every window resets when the ban ends: `t` is `Retry-After` exactly.
   const banned = decision.outcome === "Banned" ? decision.retryAfter : undefined
-  into["ratelimit"] = windows
-    .map((w) =>
-      `"${w.name}";r=${w.remaining};t=${banned ?? Math.max(0, Math.ceil(w.reset - nowMillis / 1000))}`
-    )
-    .join(", ")
+  let policy = ""
+  let state = ""
+  for (let i = 0; i < windows.length; i++) {
+    const w = windows[i]!
+    const separator = i === 0 ? "" : ", "
+    policy += `${separator}"${w.name}";q=${w.limit};w=${w.seconds}`
+    state += `${separator}"${w.name}";r=${w.remaining};t=${banned ?? Math.max(0, Math.ceil(w.reset - nowMillis / 1000))}`
+  }
+  into["ratelimit-policy"] = policy
+  into["ratelimit"] = state
   return into
 }
 

@@ -59,6 +59,8 @@ const makeTimestamps = () => {
 
 const timestampOf = makeTimestamps()
 const quote = JSON.stringify
+/** A number as JSON writes it (`null` when not finite). */
+const jsonNumber = (n: number): string => Number.isFinite(n) ? String(n) : "null"
 const head = `{"message":${quote(AccessLog.message)},"logLevel":"INFO","timestamp":"`
 
 /**
@@ -71,8 +73,8 @@ const head = `{"message":${quote(AccessLog.message)},"logLevel":"INFO","timestam
  */
 export const accessLine = (entry: AccessLog.Entry, fiberId: FiberId.Runtime, date: Date): string =>
   `${head}${timestampOf(date)}","annotations":{"method":${quote(entry.method)},"path":${quote(entry.path)},"status":${
-    quote(entry.status)
-  },"durationMs":${quote(entry.durationMs)},"client":${quote(entry.client)}${
+    jsonNumber(entry.status)
+  },"durationMs":${jsonNumber(entry.durationMs)},"client":${quote(entry.client)}${
     entry.keyId === undefined ? "" : `,"keyId":${quote(entry.keyId)}`
   }},"spans":{},"fiberId":"#${fiberId.id}"}`
 
