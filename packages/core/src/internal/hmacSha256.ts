@@ -2,7 +2,11 @@ import * as Crypto from "node:crypto"
 
 const blockBytes = 64
 const digestBytes = 32
-/** Messages of up to this many UTF-16 units (3 bytes each at most in UTF-8) are written into the reused inner block; longer ones are joined to it in a new buffer. */
+/**
+ * Messages of up to this many UTF-16 units (3 bytes each at most in UTF-8)
+ * are written into the reused inner block; longer ones are joined to it in a
+ * new buffer.
+ */
 const scratchChars = 256
 
 /**
