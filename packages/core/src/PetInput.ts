@@ -22,12 +22,9 @@ const ListPetsQueryFields = Schema.Struct({
   limit: Schema.optionalWith(LimitInput, { exact: true })
 }).annotations({ identifier: "ListPetsQuery", parseOptions: { onExcessProperty: "ignore" } })
 const decodeListPetsQueryFields = decodeInput(ListPetsQueryFields, "query")
-const withDefaultLimit = (
-  { cursor, limit = defaultLimit, status }: typeof ListPetsQueryFields.Type
-): ListPetsQuery => ({
-  limit,
-  ...(status === undefined ? {} : { status }),
-  ...(cursor === undefined ? {} : { cursor })
+const withDefaultLimit = (fields: typeof ListPetsQueryFields.Type): ListPetsQuery => ({
+  ...fields,
+  limit: fields.limit ?? defaultLimit
 })
 
 /**

@@ -103,7 +103,9 @@ const listQueryOf = (
   for (const [name, value] of Routes.queryOf(url)) {
     if (!listParameters.has(name)) continue
     const sent = query[name]
-    query[name] = sent === undefined ? value : typeof sent === "string" ? [sent, value] : [...sent, value]
+    if (sent === undefined) query[name] = value
+    else if (typeof sent === "string") query[name] = [sent, value]
+    else sent.push(value)
   }
   return query
 }

@@ -38,7 +38,7 @@ const petFields: { readonly [K in keyof typeof Pet.Pet.Encoded]: true } = {
 }
 void petFields
 
-/** What JSON escapes in a string: quotes, backslashes, control characters and UTF-16 surrogates (lone ones). */
+/** What JSON may escape in a string: quotes, backslashes, control characters, and UTF-16 surrogates (lone ones are escaped). */
 const escaped = /["\\\u0000-\u001f\ud800-\udfff]/
 
 /**
