@@ -2,8 +2,9 @@
  * HTTP on loopback: the standalone server as shipped (SQLite store, access
  * log on; an enterprise key that never trips), the floor server (the same
  * rules on node:http and better-sqlite3) and the Fastify reference (what a
- * user would pick instead: `fastify-server.ts`), on copies of one filled
- * database and pinned to core 0, under autocannon pinned to core 1; each
+ * user would pick instead: `fastify-server.ts`), the references compiled to
+ * JavaScript and run with plain `node` as a deployed service is, on copies of
+ * one filled database and pinned to core 0, under autocannon pinned to core 1; each
  * server's output goes to a file (ours writes an access line per request),
  * as a server's log would, so nothing reads it on either core. Each
  * round runs every scenario on the three servers back to back, rotating
@@ -12,6 +13,7 @@
  * each server's `VmHWM` at the end.
  */
 import { ListPetsQuery, Pet } from "@animal-store/core"
+import * as Esbuild from "esbuild"
 import type { ChildProcess } from "node:child_process"
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -156,6 +158,29 @@ const waitReady = async (name: string, started: Started, url: string): Promise<v
   throw new Error(`${name} did not answer within 60 s:\n${started.output()}`)
 }
 
+/**
+ * The reference servers as a user would run them in production: compiled to
+ * JavaScript (esbuild, their packages left as imports) and run with plain
+ * `node`. Run through tsx instead, each would carry tsx's loader thread, about
+ * 25 MB of memory that a deployed service does not have.
+ */
+const compileReferences = async (): Promise<Record<"floor" | "fastify", string>> => {
+  const outdir = Path.join(root, ".bench", "references")
+  await Esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { "floor-server": "bench/floor-server.ts", "fastify-server": "bench/fastify-server.ts" },
+    outdir,
+    outExtension: { ".js": ".mjs" },
+    bundle: true,
+    packages: "external",
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "error"
+  })
+  return { floor: Path.join(outdir, "floor-server.mjs"), fastify: Path.join(outdir, "fastify-server.mjs") }
+}
+
 const peakRssMb = (pid: number): number => {
   const match = /^VmHWM:\s+(\d+) kB/m.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
   return match === null ? Number.NaN : Number(match[1]) / 1024
@@ -237,6 +262,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
     const key = `ask_live_bench${randomBytes(18).toString("base64url")}`
     const keyEntry = `${key}:enterprise:${unlimited}:${unlimited}`
     const [oursPort, floorPort, fastifyPort] = [await freePort(), await freePort(), await freePort()]
+    const references = await compileReferences()
     const ours = start([
       "node",
       "packages/server/dist/cli/animal-store.js",
@@ -253,9 +279,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
     started.push(ours)
     const floor = start([
       "node",
-      "--import",
-      "tsx",
-      "bench/floor-server.ts",
+      references.floor,
       "--port",
       String(floorPort),
       "--db",
@@ -266,9 +290,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
     started.push(floor)
     const fastify = start([
       "node",
-      "--import",
-      "tsx",
-      "bench/fastify-server.ts",
+      references.fastify,
       "--port",
       String(fastifyPort),
       "--db",
