@@ -67,6 +67,42 @@ const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Respons
   to.end(response.body)
 }
 
+/**
+ * The writes of one Node server's responses. A response answered while its
+ * request's listener runs (the request ran in one go on a store that
+ * commits when its writes return) is written when the turn of the event loop
+ * ends, with the others of the turn, as a store that commits a turn's writes
+ * together hands its answers over: the turn reads every request, then writes
+ * every response, in fewer and fuller turns. A response answered later (after
+ * a group commit, a store's I/O, a body read in parts) is written at once.
+ */
+const makeResponseWrites = () => {
+  let inListener = false
+  let pending: Array<readonly [Http.ServerResponse, Exit.Exit<HttpExchange.Response, unknown>]> = []
+  const flush = () => {
+    const writes = pending
+    pending = []
+    for (const [to, exit] of writes) writeNode(to, exit)
+  }
+  return {
+    /** Runs a listener: the responses it answers are written at the end of the turn. */
+    listen: (listener: () => void): void => {
+      const outer = inListener
+      inListener = true
+      try {
+        listener()
+      } finally {
+        inListener = outer
+      }
+    },
+    write: (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response, unknown>): void => {
+      if (!inListener) return writeNode(to, exit)
+      if (pending.length === 0) setImmediate(flush)
+      pending.push([to, exit])
+    }
+  }
+}
+
 /** `http://host:port` of the local end of a connection. */
 const localOriginOf = (socket: { readonly localAddress?: string | undefined; readonly localPort?: number | undefined }) =>
 (): string | undefined => {
@@ -133,12 +169,13 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
     const { handle, reject } = yield* RequestHandler.makeHandlers(options)
     const { deferCommit } = yield* Durability.Durability
     const runCallback = Runtime.runCallback(yield* Effect.runtime<Requirements>())
+    const writes = makeResponseWrites()
     /** Writes the response once what the request wrote is durable; a 503 if that commit failed. */
     const answer = (to: Http.ServerResponse) => (exit: Exit.Exit<HttpExchange.Response, StoreError.StoreError>) => {
-      if (Exit.isSuccess(exit)) return writeNode(to, exit)
+      if (Exit.isSuccess(exit)) return writes.write(to, exit)
       const failure = Cause.failureOption(exit.cause)
-      if (Option.isNone(failure)) return writeNode(to, exit)
-      runCallback(ErrorResponse.respond(failure.value), { onExit: (response) => writeNode(to, response) })
+      if (Option.isNone(failure)) return writes.write(to, exit)
+      runCallback(ErrorResponse.respond(failure.value), { onExit: (response) => writes.write(to, response) })
     }
     const run = (to: Http.ServerResponse, request: HttpExchange.Request) => runCallback(deferCommit(handle(request), answer(to)))
     const serve = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean) => {
@@ -165,8 +202,8 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
       RequestBody.readNode(request, RequestBody.maxBytes, (read) => run(response, { ...exchange, body: RequestBody.fromRead(read) }))
     }
     return {
-      request: (request, response) => serve(request, response, false),
-      checkContinue: (request, response) => serve(request, response, true),
+      request: (request, response) => writes.listen(() => serve(request, response, false)),
+      checkContinue: (request, response) => writes.listen(() => serve(request, response, true)),
       clientError: (error: NodeJS.ErrnoException, socket: Duplex) => {
         const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
         if (error.code === "ECONNRESET" || !socket.writable || pending?.headersSent === true) {

@@ -1,0 +1,80 @@
+import { AccessConfig, AnimalStore } from "@animal-store/core"
+import { MemoryStore } from "@animal-store/memory-store"
+import { SqliteStore } from "@animal-store/sqlite-store"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import type * as Http from "node:http"
+import * as HttpAdapter from "../src/HttpAdapter.js"
+import { temporaryDatabase } from "./support/TestServer.js"
+
+/** What a listener wrote on a response: its status once `end` was called. */
+interface Written {
+  status: number | undefined
+  ended: boolean
+}
+
+/** A Node request without a key (a 401) and a response that records what is written on it. */
+const exchange = (): { readonly request: Http.IncomingMessage; readonly response: Http.ServerResponse; readonly written: Written } => {
+  const written: Written = { status: undefined, ended: false }
+  const request = {
+    method: "GET",
+    url: "/v1/pets",
+    headers: { host: "x" },
+    socket: { remoteAddress: "127.0.0.1", localAddress: "127.0.0.1", localPort: 8080 }
+  }
+  const response = {
+    headersSent: false,
+    destroyed: false,
+    writeHead(status: number) {
+      written.status = status
+      this.headersSent = true
+    },
+    end() {
+      written.ended = true
+    }
+  }
+  return {
+    request: request as unknown as Http.IncomingMessage,
+    response: response as unknown as Http.ServerResponse,
+    written
+  }
+}
+
+const nextTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+
+/** The listeners on the services of `ports`, which stay open until the test's scope closes. */
+const listenersOn = (ports: Layer.Layer<AnimalStore.StorePorts, unknown>) =>
+  Effect.flatMap(
+    Layer.build(AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer()), Layer.provide(ports))),
+    (services) => Effect.provide(HttpAdapter.makeNodeListeners({ accessLog: false }), services)
+  )
+
+describe("the Node listeners write the responses of a turn together", () => {
+  it.scoped("a store that commits on return: answered in the listener, written when the turn ends", () =>
+    Effect.gen(function*() {
+      const listeners = yield* listenersOn(MemoryStore.layer)
+      const exchanges = [exchange(), exchange(), exchange()]
+      for (const { request, response } of exchanges) listeners.request(request, response)
+      expect(exchanges.map(({ written }) => written.ended)).toEqual([false, false, false])
+      yield* nextTurn
+      expect(exchanges.map(({ written }) => written)).toEqual([
+        { status: 401, ended: true },
+        { status: 401, ended: true },
+        { status: 401, ended: true }
+      ])
+    }))
+
+  it.scoped("a store that commits a turn's writes together: written once the turn has committed", () =>
+    Effect.gen(function*() {
+      const filename = yield* temporaryDatabase
+      const listeners = yield* listenersOn(SqliteStore.layer({ filename }))
+      const exchanges = [exchange(), exchange()]
+      for (const { request, response } of exchanges) listeners.request(request, response)
+      expect(exchanges.map(({ written }) => written.ended)).toEqual([false, false])
+      yield* nextTurn
+      expect(exchanges.map(({ written }) => written)).toEqual([
+        { status: 401, ended: true },
+        { status: 401, ended: true }
+      ])
+    }))
+})
