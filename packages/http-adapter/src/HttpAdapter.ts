@@ -73,8 +73,10 @@ const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Respons
  * commits when its writes return) is written when the turn of the event loop
  * ends, with the others of the turn, as a store that commits a turn's writes
  * together hands its answers over: the turn reads every request, then writes
- * every response, in fewer and fuller turns. A response answered later (after
- * a group commit, a store's I/O, a body read in parts) is written at once.
+ * every response, in fewer and fuller turns. A body read ahead counts as
+ * part of its listener (it arrives with the request, in the same turn). A
+ * response answered later (after a group commit, a store's I/O, a body read
+ * while the request runs) is written at once.
  */
 const makeResponseWrites = () => {
   let inListener = false
@@ -199,7 +201,11 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
       }
       if (!RequestBody.isReadAhead(exchange)) return run(response, exchange)
       // Then the request is handled in one go: its fiber never waits for the body.
-      RequestBody.readNode(request, RequestBody.maxBytes, (read) => run(response, { ...exchange, body: RequestBody.fromRead(read) }))
+      RequestBody.readNode(
+        request,
+        RequestBody.maxBytes,
+        (read) => writes.listen(() => run(response, { ...exchange, body: RequestBody.fromRead(read) }))
+      )
     }
     return {
       request: (request, response) => writes.listen(() => serve(request, response, false)),

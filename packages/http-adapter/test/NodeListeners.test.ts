@@ -1,9 +1,10 @@
-import { AccessConfig, AnimalStore } from "@animal-store/core"
+import { AccessConfig, AnimalStore, ApiKeyAuth } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import type * as Http from "node:http"
+import { Readable } from "node:stream"
 import * as HttpAdapter from "../src/HttpAdapter.js"
 import { temporaryDatabase } from "./support/TestServer.js"
 
@@ -49,6 +50,34 @@ const listenersOn = (ports: Layer.Layer<AnimalStore.StorePorts, unknown>) =>
     (services) => Effect.provide(HttpAdapter.makeNodeListeners({ accessLog: false }), services)
   )
 
+/** A `createPet` whose body (sent with its length) is pushed once the listener has returned, as Node's parser does. */
+const createPet = (secret: string) => {
+  const body = JSON.stringify({ name: "Rex", categoryId: 1 })
+  const { response, written } = exchange()
+  const request = Object.assign(new Readable({ read() {} }), {
+    method: "POST",
+    url: "/v1/pets",
+    headers: {
+      host: "x",
+      authorization: `Bearer ${secret}`,
+      "content-type": "application/json",
+      "content-length": String(Buffer.byteLength(body))
+    },
+    socket: { remoteAddress: "127.0.0.1", localAddress: "127.0.0.1", localPort: 8080 }
+  })
+  return {
+    request: request as unknown as Http.IncomingMessage,
+    response,
+    written,
+    sendBody: () => {
+      request.push(body)
+      request.push(null)
+    }
+  }
+}
+
+const afterTicks = Effect.promise(() => new Promise((resolve) => process.nextTick(() => process.nextTick(resolve))))
+
 describe("the Node listeners write the responses of a turn together", () => {
   it.scoped("a store that commits on return: answered in the listener, written when the turn ends", () =>
     Effect.gen(function*() {
@@ -61,6 +90,28 @@ describe("the Node listeners write the responses of a turn together", () => {
         { status: 401, ended: true },
         { status: 401, ended: true },
         { status: 401, ended: true }
+      ])
+    }))
+
+  it.scoped("a body read ahead: its response is written when the turn ends too", () =>
+    Effect.gen(function*() {
+      const services = yield* Layer.build(
+        AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer()), Layer.provide(MemoryStore.layer))
+      )
+      const listeners = yield* Effect.provide(HttpAdapter.makeNodeListeners({ accessLog: false }), services)
+      const { secret } = yield* Effect.provide(
+        Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.issue({ plan: "pro" })),
+        services
+      ).pipe(Effect.orDie)
+      const creates = [createPet(secret.pipe(Redacted.value)), createPet(secret.pipe(Redacted.value))]
+      for (const { request, response } of creates) listeners.request(request, response)
+      for (const { sendBody } of creates) sendBody()
+      yield* afterTicks
+      expect(creates.map(({ written }) => written.ended)).toEqual([false, false])
+      yield* nextTurn
+      expect(creates.map(({ written }) => written)).toEqual([
+        { status: 201, ended: true },
+        { status: 201, ended: true }
       ])
     }))
 
