@@ -1,6 +1,7 @@
 /**
  * HTTP on loopback: the standalone server as shipped (SQLite store, access
- * log on; an enterprise key that never trips), the floor server (the same
+ * log on; an enterprise key that never trips), the same server on its memory
+ * store (on the scenarios that need no stored animals), the floor server (the same
  * rules on node:http and better-sqlite3) and the Fastify reference (what a
  * user would pick instead: `fastify-server.ts`), the references compiled to
  * JavaScript and run with plain `node` as a deployed service is, on copies of
@@ -24,7 +25,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { fillSqlite, random } from "./dataset.js"
 import type { HttpScenario, LoadLine, LoadPlan, LoadResult, Server } from "./httpScenarios.js"
-import { httpScenarios, statuses } from "./httpScenarios.js"
+import { httpScenarios, memoryScenarios, statuses } from "./httpScenarios.js"
 
 /** The secret both servers seal listing cursors with (the plan's cursors are sealed with it). */
 const cursorSecret = randomBytes(32).toString("hex")
@@ -64,6 +65,15 @@ export interface HttpResult {
   readonly cpuRatio: number
   /** ours / floor, in requests per second, of every round. */
   readonly roundRatios: ReadonlyArray<number>
+  /** The standalone server on its memory store, on `memoryScenarios`. */
+  readonly memory?: {
+    /** In the round of the median `fastifyRatio`. */
+    readonly measure: HttpMeasure
+    /** memory / Fastify, in requests per second: the median over the rounds. */
+    readonly fastifyRatio: number
+    /** memory / Fastify, in requests per second, of every round. */
+    readonly fastifyRoundRatios: ReadonlyArray<number>
+  }
 }
 
 export interface HttpReport {
@@ -299,14 +309,31 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       String(unlimited)
     ], serverCore, { FLOOR_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, "fastify.log"))
     started.push(fastify)
+    const memoryPort = await freePort()
+    const memory = start([
+      "node",
+      "packages/server/dist/cli/animal-store.js",
+      "serve",
+      "--port",
+      String(memoryPort),
+      "--host",
+      "127.0.0.1",
+      "--store",
+      "memory",
+      "--anonymous-per-minute",
+      String(unlimited)
+    ], serverCore, { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, "memory.log"))
+    started.push(memory)
     const urls: Record<Server, string> = {
       ours: `http://127.0.0.1:${oursPort}`,
       floor: `http://127.0.0.1:${floorPort}`,
-      fastify: `http://127.0.0.1:${fastifyPort}`
+      fastify: `http://127.0.0.1:${fastifyPort}`,
+      memory: `http://127.0.0.1:${memoryPort}`
     }
     await waitReady("The standalone server", ours, `${urls.ours}/v1/pets`)
     await waitReady("The floor server", floor, `${urls.floor}/v1/pets`)
     await waitReady("The Fastify reference", fastify, `${urls.fastify}/v1/pets`)
+    await waitReady("The memory-store server", memory, `${urls.memory}/v1/pets`)
 
     const next = random(options.pets)
     const cursors = ListPetsQuery.makeCursors(cursorSecret)
@@ -327,22 +354,35 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       ids: Array.from({ length: 1024 }, () => 1 + Math.floor(next() * options.pets)),
       runs: Array.from({ length: options.rounds }, (_, round) =>
         httpScenarios.flatMap((scenario, i) => {
-          const servers: ReadonlyArray<Server> = ["ours", "floor", "fastify"]
+          const servers: ReadonlyArray<Server> = memoryScenarios.includes(scenario)
+            ? ["ours", "floor", "fastify", "memory"]
+            : ["ours", "floor", "fastify"]
           const first = (i + round) % servers.length
           const order = [...servers.slice(first), ...servers.slice(0, first)]
           return order.map((server) => ({ server, url: urls[server], scenario, warmUp: round === 0 }))
         })).flat()
     }
-    const loads = await runLoad(plan, loadCore, { ours: ours.child.pid!, floor: floor.child.pid!, fastify: fastify.child.pid! })
+    const loads = await runLoad(plan, loadCore, {
+      ours: ours.child.pid!,
+      floor: floor.child.pid!,
+      fastify: fastify.child.pid!,
+      memory: memory.child.pid!
+    })
     for (
-      const [name, server] of [["The standalone server", ours], ["The floor server", floor], ["The Fastify reference", fastify]] as const
+      const [name, server] of [
+        ["The standalone server", ours],
+        ["The floor server", floor],
+        ["The Fastify reference", fastify],
+        ["The memory-store server", memory]
+      ] as const
     ) {
       if (server.child.exitCode !== null) throw new Error(`${name} exited during the run:\n${server.output()}`)
     }
     const peak = {
       ours: peakRssMb(ours.child.pid!),
       floor: peakRssMb(floor.child.pid!),
-      fastify: peakRssMb(fastify.child.pid!)
+      fastify: peakRssMb(fastify.child.pid!),
+      memory: peakRssMb(memory.child.pid!)
     }
     const results = httpScenarios.map((scenario): HttpResult => {
       const of = (server: Server) => loads.filter((load) => load.scenario === scenario && load.server === server)
@@ -363,6 +403,12 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
         [...rounds].sort((a, b) => a[key] - b[key])[Math.floor((rounds.length - 1) / 2)]!
       const median = medianBy("ratio")
       const againstFastify = medianBy("fastifyRatio")
+      const onMemory = of("memory")
+      if (onMemory.length !== (memoryScenarios.includes(scenario) ? options.rounds : 0)) {
+        throw new Error(`Missing results of the memory-store server for ${scenario}`)
+      }
+      const memoryRounds = onMemory.map((m, round) => ({ measure: m, fastifyRatio: m.requestsPerSecond / fastify[round]!.requestsPerSecond }))
+      const memoryMedian = [...memoryRounds].sort((a, b) => a.fastifyRatio - b.fastifyRatio)[Math.floor((memoryRounds.length - 1) / 2)]
       return {
         scenario,
         ours: median.ours,
@@ -373,7 +419,14 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
         fastify: againstFastify.fastify,
         fastifyRatio: againstFastify.fastifyRatio,
         p99Ratio: againstFastify.ours.latencyP99Ms / Math.max(1, againstFastify.fastify.latencyP99Ms),
-        fastifyRoundRatios: rounds.map(({ fastifyRatio }) => fastifyRatio)
+        fastifyRoundRatios: rounds.map(({ fastifyRatio }) => fastifyRatio),
+        ...(memoryMedian === undefined ? {} : {
+          memory: {
+            measure: memoryMedian.measure,
+            fastifyRatio: memoryMedian.fastifyRatio,
+            fastifyRoundRatios: memoryRounds.map(({ fastifyRatio }) => fastifyRatio)
+          }
+        })
       }
     })
     for (const result of results) {
@@ -384,7 +437,10 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
         `fastify ${Math.round(result.fastify.requestsPerSecond)} req/s ` +
         `(${Math.round(result.fastify.serverCpuMicrosPerRequest)} µs CPU/req), ` +
         `ratios to floor ${result.roundRatios.map((ratio) => ratio.toFixed(2)).join(" ")}, ` +
-        `to fastify ${result.fastifyRoundRatios.map((ratio) => ratio.toFixed(2)).join(" ")}`)
+        `to fastify ${result.fastifyRoundRatios.map((ratio) => ratio.toFixed(2)).join(" ")}` +
+        (result.memory === undefined ? "" : `; memory store ${Math.round(result.memory.measure.requestsPerSecond)} req/s ` +
+          `(${Math.round(result.memory.measure.serverCpuMicrosPerRequest)} µs CPU/req), ` +
+          `to fastify ${result.memory.fastifyRoundRatios.map((ratio) => ratio.toFixed(2)).join(" ")}`))
     }
     return { pets: options.pets, pinned, results, peakRssMb: peak }
   } finally {

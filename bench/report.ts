@@ -11,6 +11,8 @@ export const targets = {
   fastifyRatio: 1.0,
   /** HTTP p99 latency, ours / the Fastify reference, on every scenario: at most. */
   fastifyP99Ratio: 1.5,
+  /** HTTP requests per second, the memory-store server / the Fastify reference (median of the rounds), on its scenarios. */
+  memoryFastifyRatio: 1.0,
   /** Peak RSS under load, ours / the Fastify reference: at most. */
   fastifyRssRatio: 1.2,
   /** In-process `listPets` on the SQLite store, ours / better-sqlite3 alone. */
@@ -102,13 +104,23 @@ export const httpRows = (report: HttpReport): Array<Row> => [
         ratio: `${number(result.p99Ratio, 2)}x`,
         target: `<= ${number(targets.fastifyP99Ratio, 2)}x`,
         met: result.p99Ratio <= targets.fastifyP99Ratio
-      }
+      },
+      ...(result.memory === undefined ? [] : [{
+        scenario: `${scenario} (memory store, Fastify)`,
+        ours: cell(result.memory.measure),
+        floor: cell(result.fastify),
+        ratio: `${number(result.memory.fastifyRatio, 2)}x (${range(result.memory.fastifyRoundRatios)})`,
+        target: `>= ${number(targets.memoryFastifyRatio, 2)}x`,
+        met: result.memory.fastifyRatio >= targets.memoryFastifyRatio && result.memory.measure.unexpected === 0
+      }])
     ]
   }),
   {
     scenario: "HTTP peak RSS under load (Fastify)",
     ours: `${number(report.peakRssMb.ours)} MB`,
-    floor: `${number(report.peakRssMb.fastify)} MB (floor ${number(report.peakRssMb.floor)} MB)`,
+    floor: `${number(report.peakRssMb.fastify)} MB (floor ${number(report.peakRssMb.floor)} MB, memory store ${
+      number(report.peakRssMb.memory)
+    } MB)`,
     ratio: `${number(report.peakRssMb.ours / report.peakRssMb.fastify, 2)}x`,
     target: `<= ${number(targets.fastifyRssRatio, 2)}x`,
     met: report.peakRssMb.ours <= targets.fastifyRssRatio * report.peakRssMb.fastify
