@@ -191,6 +191,10 @@ const compileReferences = async (): Promise<Record<"floor" | "fastify", string>>
   return { floor: Path.join(outdir, "floor-server.mjs"), fastify: Path.join(outdir, "fastify-server.mjs") }
 }
 
+/** The round of the median `key` (the lower middle of an even count); `undefined` without rounds. */
+const medianBy = <K extends string, A extends Record<K, number>>(rounds: ReadonlyArray<A>, key: K): A | undefined =>
+  [...rounds].sort((a, b) => a[key] - b[key])[Math.floor((rounds.length - 1) / 2)]
+
 const peakRssMb = (pid: number): number => {
   const match = /^VmHWM:\s+(\d+) kB/m.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
   return match === null ? Number.NaN : Number(match[1]) / 1024
@@ -271,21 +275,24 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
 
     const key = `ask_live_bench${randomBytes(18).toString("base64url")}`
     const keyEntry = `${key}:enterprise:${unlimited}:${unlimited}`
-    const [oursPort, floorPort, fastifyPort] = [await freePort(), await freePort(), await freePort()]
+    const [oursPort, floorPort, fastifyPort, memoryPort] = [await freePort(), await freePort(), await freePort(), await freePort()]
     const references = await compileReferences()
-    const ours = start([
-      "node",
-      "packages/server/dist/cli/animal-store.js",
-      "serve",
-      "--port",
-      String(oursPort),
-      "--host",
-      "127.0.0.1",
-      "--store",
-      `sqlite:${oursDb}`,
-      "--anonymous-per-minute",
-      String(unlimited)
-    ], serverCore, { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, "ours.log"))
+    /** The bundled bin on `store`, as a user starts it. */
+    const standalone = (port: number, store: string, log: string) =>
+      start([
+        "node",
+        "packages/server/dist/cli/animal-store.js",
+        "serve",
+        "--port",
+        String(port),
+        "--host",
+        "127.0.0.1",
+        "--store",
+        store,
+        "--anonymous-per-minute",
+        String(unlimited)
+      ], serverCore, { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, log))
+    const ours = standalone(oursPort, `sqlite:${oursDb}`, "ours.log")
     started.push(ours)
     const floor = start([
       "node",
@@ -309,20 +316,7 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       String(unlimited)
     ], serverCore, { FLOOR_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, "fastify.log"))
     started.push(fastify)
-    const memoryPort = await freePort()
-    const memory = start([
-      "node",
-      "packages/server/dist/cli/animal-store.js",
-      "serve",
-      "--port",
-      String(memoryPort),
-      "--host",
-      "127.0.0.1",
-      "--store",
-      "memory",
-      "--anonymous-per-minute",
-      String(unlimited)
-    ], serverCore, { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, "memory.log"))
+    const memory = standalone(memoryPort, "memory", "memory.log")
     started.push(memory)
     const urls: Record<Server, string> = {
       ours: `http://127.0.0.1:${oursPort}`,
@@ -399,16 +393,14 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
         ratio: o.requestsPerSecond / floor[round]!.requestsPerSecond,
         fastifyRatio: o.requestsPerSecond / fastify[round]!.requestsPerSecond
       }))
-      const medianBy = (key: "ratio" | "fastifyRatio") =>
-        [...rounds].sort((a, b) => a[key] - b[key])[Math.floor((rounds.length - 1) / 2)]!
-      const median = medianBy("ratio")
-      const againstFastify = medianBy("fastifyRatio")
+      const median = medianBy(rounds, "ratio")!
+      const againstFastify = medianBy(rounds, "fastifyRatio")!
       const onMemory = of("memory")
       if (onMemory.length !== (memoryScenarios.includes(scenario) ? options.rounds : 0)) {
         throw new Error(`Missing results of the memory-store server for ${scenario}`)
       }
       const memoryRounds = onMemory.map((m, round) => ({ measure: m, fastifyRatio: m.requestsPerSecond / fastify[round]!.requestsPerSecond }))
-      const memoryMedian = [...memoryRounds].sort((a, b) => a.fastifyRatio - b.fastifyRatio)[Math.floor((memoryRounds.length - 1) / 2)]
+      const memoryMedian = medianBy(memoryRounds, "fastifyRatio")
       return {
         scenario,
         ours: median.ours,

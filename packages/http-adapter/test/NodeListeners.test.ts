@@ -43,12 +43,13 @@ const exchange = (): { readonly request: Http.IncomingMessage; readonly response
 
 const nextTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
 
-/** The listeners on the services of `ports`, which stay open until the test's scope closes. */
+/** The services of core on `ports`, open until the test's scope closes. */
+const servicesOn = (ports: Layer.Layer<AnimalStore.StorePorts, unknown>) =>
+  Layer.build(AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer()), Layer.provide(ports)))
+
+/** The listeners on the services of `ports`. */
 const listenersOn = (ports: Layer.Layer<AnimalStore.StorePorts, unknown>) =>
-  Effect.flatMap(
-    Layer.build(AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer()), Layer.provide(ports))),
-    (services) => Effect.provide(HttpAdapter.makeNodeListeners({ accessLog: false }), services)
-  )
+  Effect.flatMap(servicesOn(ports), (services) => Effect.provide(HttpAdapter.makeNodeListeners({ accessLog: false }), services))
 
 /** A `createPet` whose body (sent with its length) is pushed once the listener has returned, as Node's parser does. */
 const createPet = (secret: string) => {
@@ -95,9 +96,7 @@ describe("the Node listeners write the responses of a turn together", () => {
 
   it.scoped("a body read ahead: its response is written when the turn ends too", () =>
     Effect.gen(function*() {
-      const services = yield* Layer.build(
-        AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer()), Layer.provide(MemoryStore.layer))
-      )
+      const services = yield* servicesOn(MemoryStore.layer)
       const listeners = yield* Effect.provide(HttpAdapter.makeNodeListeners({ accessLog: false }), services)
       const { secret } = yield* Effect.provide(
         Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.issue({ plan: "pro" })),
