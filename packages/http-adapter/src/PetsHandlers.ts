@@ -65,7 +65,7 @@ const pageResponse = (
   linkBase: string
 ): HttpExchange.Response =>
   HttpExchange.jsonText(
-    Shortcuts.petsJsonText(page.pets),
+    Shortcuts.petsJsonBytes(page.pets),
     page.nextCursor === undefined ? undefined : { headers: { link: nextLink(query, page.nextCursor, linkBase) } }
   )
 

@@ -10,6 +10,7 @@ const encodePets = Schema.encodeSync(Schema.Array(Pet.Pet))
 describe("the JSON text of pets", () => {
   it.prop("is the JSON of the schema's encoding of any pets", { pets: fc.array(pet, { maxLength: 5 }) }, ({ pets }) => {
     expect(Shortcuts.petsJsonText(pets)).toBe(JSON.stringify(encodePets(pets)))
+    expect(Buffer.from(Shortcuts.petsJsonBytes(pets))).toEqual(Buffer.from(JSON.stringify(encodePets(pets)), "utf8"))
     for (const one of pets) expect(Shortcuts.petJsonText(one)).toBe(JSON.stringify(Schema.encodeSync(Pet.Pet)(one)))
   })
 
@@ -34,5 +35,8 @@ describe("the JSON text of pets", () => {
       expect(JSON.parse(Shortcuts.petJsonText(named(name)))).toEqual({ id: 7, name, categoryId: 3, status: "sold" })
     }
     expect(Shortcuts.petsJsonText([])).toBe("[]")
+    expect(new TextDecoder().decode(Shortcuts.petsJsonBytes([named("😀 ü")]))).toBe(
+      "[{\"id\":7,\"name\":\"😀 ü\",\"categoryId\":3,\"status\":\"sold\"}]"
+    )
   })
 })

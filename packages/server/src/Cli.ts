@@ -16,6 +16,7 @@ import type { ApiKey } from "@animal-store/core"
 import { AccessConfig, ApiKeyAuth } from "@animal-store/core"
 import { Config, Console, Data, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as Flags from "./internal/flags.js"
+import * as HeapPolicy from "./internal/heapPolicy.js"
 import * as JsonLines from "./internal/jsonLines.js"
 import * as Settings from "./internal/settings.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
@@ -357,9 +358,15 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
 const storeFailure = (store: StoreLocation.StoreLocation) => (error: { readonly message: string }) =>
   new CliError({ message: `cannot use the store ${StoreLocation.format(store)}: ${error.message}` })
 
+/** The server, under the process's heap policy (`internal/heapPolicy.ts`). */
 const serve = (options: StandaloneServer.Options): Effect.Effect<void, CliError> =>
   // The access log goes straight to the JSON lines of stdout, in the logger's format.
-  Layer.launch(StandaloneServer.layer({ ...options, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })).pipe(
+  Layer.launch(
+    Layer.merge(
+      Layer.scopedDiscard(Effect.acquireRelease(Effect.sync(HeapPolicy.apply), (release) => Effect.sync(release))),
+      StandaloneServer.layer({ ...options, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })
+    )
+  ).pipe(
     Effect.catchTags({
       StoreError: (error) => Effect.fail(storeFailure(options.store)(error)),
       ServeError: (error) =>
