@@ -60,32 +60,25 @@ export const entries: ReadonlyArray<Entry> = [
   }))
 ]
 
-const segments = (path: string): ReadonlyArray<string> => path.split("/")
-
-/** A segment of a template that matches any one non-empty segment (`:petId`). */
 const isParameter = (part: string): boolean => part.startsWith(":")
 
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * Each entry with the pattern of its path: its segments as written, each
+ * parameter one segment of at least one character.
+ */
 const compiled = entries.map((entry) => {
-  const template = segments(entry.path)
-  const params: Array<readonly [index: number, name: string]> = []
-  template.forEach((part, i) => {
-    if (isParameter(part)) params.push([i, part.slice(1)])
-  })
-  return { ...entry, template, params }
+  const template = entry.path.split("/")
+  const params = template.filter(isParameter).map((part) => part.slice(1))
+  const pattern = new RegExp(
+    `^${template.map((part) => isParameter(part) ? "([^/]+)" : escapeRegExp(part)).join("/")}$`
+  )
+  return { ...entry, pattern, params }
 })
 
 type Compiled = (typeof compiled)[number]
 
-const matches = (template: ReadonlyArray<string>, path: ReadonlyArray<string>): boolean => {
-  if (template.length !== path.length) return false
-  for (let i = 0; i < template.length; i++) {
-    const part = template[i]!
-    if (isParameter(part) ? path[i]!.length === 0 : part !== path[i]) return false
-  }
-  return true
-}
-
-/** The methods of the entries of one path: theirs, `HEAD` with `GET`, and `OPTIONS`. */
 const allowOf = (methods: ReadonlyArray<string>): ReadonlyArray<string> => {
   const allow = new Set(methods)
   if (allow.has("GET")) allow.add("HEAD")
@@ -101,10 +94,10 @@ const allowOf = (methods: ReadonlyArray<string>): ReadonlyArray<string> => {
  */
 export const allMethods: ReadonlyArray<string> = allowOf(entries.map((entry) => entry.method))
 
-const routeOf = (entry: Compiled, parts: ReadonlyArray<string>): Route => {
+const routeOf = (entry: Compiled, found: RegExpExecArray): Route => {
   if (entry.route._tag === "Document") return entry.route
   const params: Record<string, string> = {}
-  for (const [i, name] of entry.params) params[name] = parts[i]!
+  for (let i = 0; i < entry.params.length; i++) params[entry.params[i]!] = found[i + 1]!
   return { _tag: "Operation", operation: entry.route.operation, params }
 }
 
@@ -116,12 +109,12 @@ const routeOf = (entry: Compiled, parts: ReadonlyArray<string>): Route => {
  */
 export const match = (method: string, path: string): Route => {
   if (path === "*") return method === "OPTIONS" ? { _tag: "Options", allow: allMethods } : { _tag: "NotFound" }
-  const parts = segments(path)
   const wanted = method === "HEAD" ? "GET" : method
   const others: Array<string> = []
   for (const entry of compiled) {
-    if (!matches(entry.template, parts)) continue
-    if (entry.method === wanted) return routeOf(entry, parts)
+    const found = entry.pattern.exec(path)
+    if (found === null) continue
+    if (entry.method === wanted) return routeOf(entry, found)
     others.push(entry.method)
   }
   if (others.length === 0) return { _tag: "NotFound" }
