@@ -60,6 +60,7 @@ export const entries: ReadonlyArray<Entry> = [
   }))
 ]
 
+/** A segment of a template that matches any one non-empty segment (`:petId`). */
 const isParameter = (part: string): boolean => part.startsWith(":")
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
@@ -79,6 +80,7 @@ const compiled = entries.map((entry) => {
 
 type Compiled = (typeof compiled)[number]
 
+/** The methods of the entries of one path: theirs, `HEAD` with `GET`, and `OPTIONS`. */
 const allowOf = (methods: ReadonlyArray<string>): ReadonlyArray<string> => {
   const allow = new Set(methods)
   if (allow.has("GET")) allow.add("HEAD")
