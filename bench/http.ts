@@ -19,13 +19,13 @@ import type { ChildProcess } from "node:child_process"
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { fillSqlite, random } from "./dataset.js"
 import type { HttpScenario, LoadLine, LoadPlan, LoadResult, Server } from "./httpScenarios.js"
 import { httpScenarios, memoryScenarios, statuses } from "./httpScenarios.js"
+import { cpuSeconds, freePort, serveCommand } from "./serverProcess.js"
 
 /** The secret both servers seal listing cursors with (the plan's cursors are sealed with it). */
 const cursorSecret = randomBytes(32).toString("hex")
@@ -90,16 +90,6 @@ const unlimited = 1_000_000_000
 
 const canPin = (): boolean =>
   Os.availableParallelism() >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = Net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as Net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
 
 interface Started {
   readonly child: ChildProcess
@@ -200,15 +190,6 @@ const peakRssMb = (pid: number): number => {
   return match === null ? Number.NaN : Number(match[1]) / 1024
 }
 
-const ticksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
-
-/** CPU seconds (user + system) the process has used. */
-const cpuSeconds = (pid: number): number => {
-  const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond
-}
-
 const stop = async (started: Started) => {
   started.child.kill("SIGTERM")
   const timer = setTimeout(() => started.child.kill("SIGKILL"), 10_000)
@@ -279,19 +260,12 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
     const references = await compileReferences()
     /** The bundled bin on `store`, as a user starts it. */
     const standalone = (port: number, store: string, log: string) =>
-      start([
-        "node",
-        "packages/server/dist/cli/animal-store.js",
-        "serve",
-        "--port",
-        String(port),
-        "--host",
-        "127.0.0.1",
-        "--store",
-        store,
-        "--anonymous-per-minute",
-        String(unlimited)
-      ], serverCore, { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, log))
+      start(
+        serveCommand(port, store, ["--anonymous-per-minute", String(unlimited)]),
+        serverCore,
+        { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret },
+        Path.join(folder, log)
+      )
     const ours = standalone(oursPort, `sqlite:${oursDb}`, "ours.log")
     started.push(ours)
     const floor = start([

@@ -17,10 +17,10 @@ import autocannon from "autocannon"
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes, randomUUID } from "node:crypto"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { parseArgs } from "node:util"
+import { cpuSeconds, freePort, serveCommand } from "./serverProcess.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -36,21 +36,6 @@ const root = Path.resolve(import.meta.dirname, "..")
 const pinned = Os.availableParallelism() >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0
 if (pinned) spawnSync("taskset", ["-p", "-c", "1", String(process.pid)])
 
-const ticksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
-const cpuSeconds = (pid: number): number => {
-  const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = Net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (server.address() as Net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
-
 interface Result {
   readonly requests: { readonly total: number }
   readonly duration: number
@@ -63,17 +48,7 @@ const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bench-idem-")
 const key = `ask_live_bench${randomBytes(18).toString("base64url")}`
 const unlimited = 1_000_000_000
 const port = await freePort()
-const command = [
-  "node",
-  "packages/server/dist/cli/animal-store.js",
-  "serve",
-  "--port",
-  String(port),
-  "--host",
-  "127.0.0.1",
-  "--store",
-  `sqlite:${Path.join(folder, "bench.db")}`
-]
+const command = serveCommand(port, `sqlite:${Path.join(folder, "bench.db")}`)
 const [file, ...args] = pinned ? ["taskset", "-c", "0", ...command] : command
 const server = spawn(file!, args, {
   cwd: root,

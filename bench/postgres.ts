@@ -22,9 +22,10 @@ import * as PgCluster from "../packages/postgres-store/test/support/PgCluster.js
 import { random } from "./dataset.js"
 import type { HttpScenario, LoadPlan } from "./httpScenarios.js"
 import { expectedStatus, httpScenarios, requestOf, statuses } from "./httpScenarios.js"
+import { bin as serverBin, cpuSeconds } from "./serverProcess.js"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
-const bin = Path.join(root, "packages/server/dist/cli/animal-store.js")
+const bin = Path.join(root, serverBin)
 
 const flag = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -81,11 +82,6 @@ const startServer = (store: string, key: string) =>
     child.stderr.on("data", (chunk) => (output += chunk))
     child.on("close", () => reject(new Error(`serve exited: ${output}`)))
   })
-
-const cpuSeconds = (pid: number): number => {
-  const fields = Fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / 100 // utime + stime, in clock ticks of 1/100 s
-}
 
 if (!Fs.existsSync(bin)) throw new Error(`${bin} is missing: run pnpm build first`)
 const cluster = await PgCluster.start({ fsync: "on", synchronous_commit: "on", full_page_writes: "on", shared_buffers: "128MB" })
