@@ -6,12 +6,13 @@
  *
  * @since 1.0.0
  */
-import { Effect, Schema } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import type { InvalidRequest } from "./ApiError.js"
 import { defaultLimit, LimitInput, ListPetsQuery } from "./ListPetsQuery.js"
 import type { PetId } from "./Pet.js"
 import { defaultStatus, NewPet, PetIdInput, PetStatus } from "./Pet.js"
 import { decodeInput } from "./internal/decode.js"
+import { plainDecimal } from "./internal/schemas.js"
 
 // `ListPetsQuery` decoded in two steps, as `NewPet` below: its fields as
 // sent, with `limit` optional (the same rules and issues), then the default
@@ -37,13 +38,23 @@ const withDefaultLimit = (fields: typeof ListPetsQueryFields.Type): ListPetsQuer
 export const decodeListPetsQuery = (input: unknown): Effect.Effect<ListPetsQuery, InvalidRequest> =>
   Effect.map(decodeListPetsQueryFields(input), withDefaultLimit)
 
+const decodePetIdInput = decodeInput(PetIdInput, "pet id")
+
 /**
- * An animal's id: a number or a decimal string.
+ * An animal's id: a number or a decimal string. An id the schema accepts as
+ * it is sent in a path (up to 16 digits, or a safe integer from 1) is read
+ * without running its parser, which cost more than the rest of decoding a
+ * `getPet`; any other input goes through `PetIdInput` and gets its issues.
  *
  * @since 1.0.0
  * @category decoding
  */
-export const decodePetId: (input: unknown) => Effect.Effect<PetId, InvalidRequest> = decodeInput(PetIdInput, "pet id")
+export const decodePetId = (input: unknown): Effect.Effect<PetId, InvalidRequest> => {
+  const id = typeof input === "string" ? plainDecimal(input) : input
+  return typeof id === "number" && Number.isSafeInteger(id) && id >= 1
+    ? Exit.succeed(id as PetId)
+    : decodePetIdInput(input)
+}
 
 // `NewPet` decoded in two steps: its fields as sent, with `status` optional
 // (the same rules and issues), then the default `status`. Decoding `NewPet`

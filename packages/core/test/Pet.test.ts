@@ -4,6 +4,7 @@ import * as fc from "effect/FastCheck"
 import { InvalidRequest } from "../src/ApiError.js"
 import { maxNameLength, NewPet, Pet, PetId, PetIdFromString, PetIdInput, PetName, PetStatus } from "../src/Pet.js"
 import { decodeInput } from "../src/internal/decode.js"
+import * as PetInput from "../src/PetInput.js"
 import * as Arbitraries from "../src/testing/internal/arbitraries.js"
 
 const maxId = Arbitraries.maxId
@@ -204,6 +205,27 @@ describe("PetId from input", () => {
         expect(refusal(PetIdInput, input).details).toEqual([{ path: "(root)", message }])
       }
       expect(refusal(PetIdFromString, 7).details).toEqual([{ path: "(root)", message: "Expected string" }])
+    }
+  )
+
+  it.prop(
+    "PetInput.decodePetId gives what PetIdInput's parser gives, for every input",
+    {
+      input: fc.oneof(
+        Arbitraries.id,
+        Arbitraries.id.map(String),
+        fc.stringMatching(/^[0-9]{1,22}$/),
+        fc.bigInt({ min: 0n, max: 10n ** 17n }).map(String),
+        fc.constantFrom("", "0", "00", "9007199254740991", "9007199254740992", "9999999999999999", "0000000000000001"),
+        fc.double(),
+        fc.integer({ min: -100, max: 0 }),
+        fc.string(),
+        fc.constantFrom(null, undefined, true, {}, [], 7n)
+      )
+    },
+    ({ input }) => {
+      const bySchema = Effect.runSync(Effect.either(decodeInput(PetIdInput, "pet id")(input)))
+      expect(Effect.runSync(Effect.either(PetInput.decodePetId(input)))).toEqual(bySchema)
     }
   )
 })

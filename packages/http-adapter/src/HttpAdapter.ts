@@ -19,7 +19,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Stream } from "effect"
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Runtime } from "effect"
+import { Cause, Effect, Exit, FiberId, FiberRefs, Layer, ManagedRuntime, Option, Runtime } from "effect"
 import * as Http from "node:http"
 import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
@@ -105,6 +105,19 @@ const makeResponseWrites = () => {
   }
 }
 
+/**
+ * The runtime of the calling fiber as each fiber started on it sees it: its
+ * references forked once here (a fork-scope override, set while a layer is
+ * built, is not inherited), instead of again as every request's fiber starts.
+ */
+const childRuntime = <R>(): Effect.Effect<Runtime.Runtime<R>, never, R> =>
+  Effect.map(Effect.runtime<R>(), (runtime) =>
+    Runtime.make({
+      context: runtime.context,
+      runtimeFlags: runtime.runtimeFlags,
+      fiberRefs: FiberRefs.forkAs(runtime.fiberRefs, FiberId.unsafeMake())
+    }))
+
 /** `http://host:port` of the local end of a connection. */
 const localOriginOf = (socket: { readonly localAddress?: string | undefined; readonly localPort?: number | undefined }) =>
 (): string | undefined => {
@@ -170,7 +183,7 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
   Effect.gen(function*() {
     const { handle, reject } = yield* RequestHandler.makeHandlers(options)
     const { deferCommit } = yield* Durability.Durability
-    const runCallback = Runtime.runCallback(yield* Effect.runtime<Requirements>())
+    const runCallback = Runtime.runCallback(yield* childRuntime<Requirements>())
     const writes = makeResponseWrites()
     /** Writes the response once what the request wrote is durable; a 503 if that commit failed. */
     const answer = (to: Http.ServerResponse) => (exit: Exit.Exit<HttpExchange.Response, StoreError.StoreError>) => {

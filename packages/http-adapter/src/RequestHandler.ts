@@ -138,7 +138,10 @@ export const linkBaseOf = (baseUrl: string | undefined): string => {
 const decodeParams = (params: Readonly<Record<string, string>>): Record<string, string> | undefined => {
   const decoded: Record<string, string> = {}
   try {
-    for (const name in params) decoded[name] = decodeURIComponent(params[name]!)
+    for (const name in params) {
+      const value = params[name]!
+      decoded[name] = value.includes("%") ? decodeURIComponent(value) : value
+    }
   } catch {
     return undefined
   }
