@@ -33,8 +33,8 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Sqli
     list: ({ afterId = 0, limit, status }) =>
       database.use("Listing animals", (connection) =>
         (status === undefined
-          ? connection.values<PetRow>(listSql, afterId, limit)
-          : connection.values<PetRow>(listByStatusSql, status, afterId, limit)).map(toPet))
+          ? connection.values<PetRow>(listSql(limit), afterId)
+          : connection.values<PetRow>(listByStatusSql(limit), status, afterId)).map(toPet))
   })
 )
 

@@ -672,6 +672,15 @@ describe("SqliteStore", () => {
       }).pipe(Effect.provide(storeLayer({ filename })))
     }))
 
+  it("a listing's limit is written into its statement, and it is never anything but a row count", () => {
+    expect(listSql(21)).toMatch(/ LIMIT 21$/)
+    expect(listByStatusSql(101)).toMatch(/ LIMIT 101$/)
+    for (const limit of [1.5, -1, Number.NaN, Infinity]) {
+      expect(() => listSql(limit)).toThrow(RangeError)
+      expect(() => listByStatusSql(limit)).toThrow(RangeError)
+    }
+  })
+
   it.scoped("a listing after a cursor is one range search: of the (status, id) index by status, else of the key", () =>
     Effect.gen(function*() {
       const plan = (sql: string, ...params: ReadonlyArray<string | number>) =>
@@ -679,7 +688,7 @@ describe("SqliteStore", () => {
           client.unsafe<{ readonly detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).pipe(
             Effect.map((rows) => rows.map((row) => row.detail))
           )
-      const plans = yield* Effect.all([plan(listByStatusSql, "sold", 10, 20), plan(listSql, 10, 20)]).pipe(
+      const plans = yield* Effect.all([plan(listByStatusSql(20), "sold", 10), plan(listSql(20), 10)]).pipe(
         Effect.provide(clientLayer({ filename: ":memory:" }))
       )
       expect(plans).toEqual([
