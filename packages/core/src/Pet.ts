@@ -5,7 +5,7 @@
  * @since 1.0.0
  */
 import { Schema } from "effect"
-import { NumberOrIntString, PositiveSafeInt, PositiveSafeIntFromString } from "./internal/schemas.js"
+import { hasUnpairedSurrogate, NumberOrIntString, PositiveSafeInt, PositiveSafeIntFromString } from "./internal/schemas.js"
 
 /**
  * Identifier of an animal: an integer from 1 to 2^53-1, assigned by the store
@@ -84,8 +84,6 @@ export const defaultStatus: PetStatus = "available"
  */
 export const maxNameLength = 255
 
-const unpairedSurrogate = /\p{Cs}/u
-
 /**
  * The name of an animal: 1 to 255 Unicode code points after trimming
  * surrounding white space; it is stored trimmed. It must be Unicode text: an
@@ -97,7 +95,7 @@ const unpairedSurrogate = /\p{Cs}/u
  */
 export const PetName = Schema.String.pipe(
   Schema.filter((s) => s.length > 0 || "must not be empty", { identifier: "NonEmptyName" }),
-  Schema.filter((s) => !unpairedSurrogate.test(s) || "must be Unicode text (no unpaired surrogates)", {
+  Schema.filter((s) => !hasUnpairedSurrogate(s) || "must be Unicode text (no unpaired surrogates)", {
     identifier: "WellFormedName"
   }),
   Schema.filter(

@@ -9,10 +9,10 @@
 import { Effect, Exit, Schema } from "effect"
 import type { InvalidRequest } from "./ApiError.js"
 import { defaultLimit, LimitInput, ListPetsQuery } from "./ListPetsQuery.js"
-import type { PetId } from "./Pet.js"
-import { defaultStatus, NewPet, PetIdInput, PetStatus } from "./Pet.js"
+import type { CategoryId, PetId } from "./Pet.js"
+import { defaultStatus, maxNameLength, NewPet, PetIdInput, PetStatus } from "./Pet.js"
 import { decodeInput } from "./internal/decode.js"
-import { plainDecimal } from "./internal/schemas.js"
+import { hasUnpairedSurrogate, plainDecimal } from "./internal/schemas.js"
 
 // `ListPetsQuery` decoded in two steps, as `NewPet` below: its fields as
 // sent, with `limit` optional (the same rules and issues), then the default
@@ -72,11 +72,49 @@ const withDefaultStatus = ({ categoryId, name, status = defaultStatus }: typeof 
 })
 
 /**
+ * A `createPet` body decoded by the schema alone, every body judged by its
+ * parser: what `decodeNewPet` gives.
+ * @internal
+ */
+export const decodeNewPetWithSchema = (body: unknown): Effect.Effect<NewPet, InvalidRequest> =>
+  Effect.map(decodeNewPetFields(body), withDefaultStatus)
+
+const isStatus = (value: unknown): value is PetStatus =>
+  value === "available" || value === "pending" || value === "sold"
+
+/**
+ * The `NewPet` of a plain object (as `JSON.parse` makes) that the schema
+ * accepts in the common way: its own `name` and `categoryId`, `status` or
+ * not, nothing else; a name of at most 255 UTF-16 units once trimmed.
+ * `undefined` for anything else, which the schema then judges.
+ */
+const plainNewPet = (body: unknown): NewPet | undefined => {
+  if (typeof body !== "object" || body === null || Object.getPrototypeOf(body) !== Object.prototype) return undefined
+  const keys = Object.keys(body)
+  const { categoryId, name, status } = body as { name?: unknown; categoryId?: unknown; status?: unknown }
+  if (keys.length !== (status === undefined ? 2 : 3) || Object.getOwnPropertySymbols(body).length > 0) return undefined
+  if (typeof name !== "string" || typeof categoryId !== "number" || !Number.isSafeInteger(categoryId) || categoryId < 1) {
+    return undefined
+  }
+  if (!(status === undefined || isStatus(status)) || !Object.hasOwn(body, "name") || !Object.hasOwn(body, "categoryId")) {
+    return undefined
+  }
+  const trimmed = name.trim()
+  if (trimmed.length === 0 || trimmed.length > maxNameLength || hasUnpairedSurrogate(trimmed)) return undefined
+  return { name: trimmed, categoryId: categoryId as CategoryId, status: status ?? defaultStatus }
+}
+
+/**
  * A `createPet` body: `{name, categoryId, status?}` and nothing else; the
- * name trimmed, `status` defaulting to `available`.
+ * name trimmed, `status` defaulting to `available`. A body the schema
+ * accepts in the common way (`plainNewPet`) is read without running its
+ * parser, which cost about a twentieth of a `createPet` over HTTP; any other
+ * goes through the schema and gets its issues.
  *
  * @since 1.0.0
  * @category decoding
  */
-export const decodeNewPet = (body: unknown): Effect.Effect<NewPet, InvalidRequest> =>
-  Effect.map(decodeNewPetFields(body), withDefaultStatus)
+export const decodeNewPet = (body: unknown): Effect.Effect<NewPet, InvalidRequest> => {
+  const pet = plainNewPet(body)
+  return pet !== undefined ? Exit.succeed(pet) : decodeNewPetWithSchema(body)
+}

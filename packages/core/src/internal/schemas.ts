@@ -13,6 +13,15 @@ export const PositiveSafeInt = Schema.Number.pipe(
 
 const decimal = /^[0-9]+$/
 
+const unpairedSurrogate = /\p{Cs}/u
+
+/**
+ * Whether a text has a UTF-16 surrogate that is not part of a pair (it is
+ * then not Unicode text, and has no UTF-8 form).
+ * @internal
+ */
+export const hasUnpairedSurrogate = (text: string): boolean => unpairedSurrogate.test(text)
+
 /**
  * The number of a string of 1 to 16 decimal digits (below 2^53 as long as it
  * is under `maxId`), as `IntFromString` decodes it; `undefined` for any other
