@@ -46,6 +46,14 @@ export const Limit = Schema.Number.pipe(
 const cursorPattern = /^c1\.([A-Za-z0-9_-]{1,28})\.([A-Za-z0-9_-]{22})$/
 
 /**
+ * Whether a text has the shape of a cursor (`Cursor`); its seal is not checked.
+ *
+ * @since 1.0.0
+ * @category predicates
+ */
+export const isCursor = (text: string): boolean => cursorPattern.test(text)
+
+/**
  * The opaque continuation token of a listing, as sent: its shape only. Its
  * seal (which listing issued it, and that it was not altered) is checked by
  * `Cursors.open` with the listing's `status`.
@@ -54,7 +62,7 @@ const cursorPattern = /^c1\.([A-Za-z0-9_-]{1,28})\.([A-Za-z0-9_-]{22})$/
  * @category schemas
  */
 export const Cursor = Schema.String.pipe(
-  Schema.filter((s) => cursorPattern.test(s) || "is not a valid cursor", { identifier: "Cursor" })
+  Schema.filter((s) => isCursor(s) || "is not a valid cursor", { identifier: "Cursor" })
 )
 
 /**

@@ -8,7 +8,7 @@
  */
 import { Effect, Exit, Schema } from "effect"
 import type { InvalidRequest } from "./ApiError.js"
-import { defaultLimit, LimitInput, ListPetsQuery } from "./ListPetsQuery.js"
+import { defaultLimit, isCursor, LimitInput, ListPetsQuery, maxLimit } from "./ListPetsQuery.js"
 import type { CategoryId, PetId } from "./Pet.js"
 import { defaultStatus, maxNameLength, NewPet, PetIdInput, PetStatus } from "./Pet.js"
 import { decodeInput } from "./internal/decode.js"
@@ -28,15 +28,60 @@ const withDefaultLimit = (fields: typeof ListPetsQueryFields.Type): ListPetsQuer
   limit: fields.limit ?? defaultLimit
 })
 
+const isStatus = (value: unknown): value is PetStatus =>
+  value === "available" || value === "pending" || value === "sold"
+
+/**
+ * A `listPets` query decoded by the schema alone, every query judged by its
+ * parser: what `decodeListPetsQuery` gives.
+ * @internal
+ */
+export const decodeListPetsQueryWithSchema = (input: unknown): Effect.Effect<ListPetsQuery, InvalidRequest> =>
+  Effect.map(decodeListPetsQueryFields(input), withDefaultLimit)
+
+/**
+ * Whether `input` has `key` as its own property exactly when its value is
+ * defined: the schema's fields are exactly optional (an own property of
+ * value `undefined` is refused) and read only own properties.
+ */
+const ownWhenDefined = (input: object, key: string, value: unknown): boolean =>
+  Object.hasOwn(input, key) === (value !== undefined)
+
+/**
+ * The `ListPetsQuery` of a plain object (as a query string is read into)
+ * whose own `limit`, `status` and `cursor`, each absent or valid as the
+ * schema reads it, are all it has to say; `undefined` for anything else,
+ * which the schema then judges.
+ */
+const plainListPetsQuery = (input: unknown): ListPetsQuery | undefined => {
+  if (typeof input !== "object" || input === null || Object.getPrototypeOf(input) !== Object.prototype) return undefined
+  const { cursor, limit, status } = input as { limit?: unknown; status?: unknown; cursor?: unknown }
+  const pageSize = limit === undefined ? defaultLimit : typeof limit === "string" ? plainDecimal(limit) : limit
+  if (typeof pageSize !== "number" || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > maxLimit) return undefined
+  if (!(status === undefined || isStatus(status)) || !(cursor === undefined || (typeof cursor === "string" && isCursor(cursor)))) {
+    return undefined
+  }
+  if (!ownWhenDefined(input, "limit", limit) || !ownWhenDefined(input, "status", status)) return undefined
+  if (!ownWhenDefined(input, "cursor", cursor)) return undefined
+  const query: { limit: number; status?: PetStatus; cursor?: string } = { limit: pageSize }
+  if (status !== undefined) query.status = status
+  if (cursor !== undefined) query.cursor = cursor
+  return query
+}
+
 /**
  * A `listPets` query: `{limit?, status?, cursor?}`, `limit` a number or a
- * decimal string (default 20); other properties are ignored.
+ * decimal string (default 20); other properties are ignored. A query of
+ * valid values (`plainListPetsQuery`) is read without running the schema's
+ * parser; any other goes through the schema and gets its issues.
  *
  * @since 1.0.0
  * @category decoding
  */
-export const decodeListPetsQuery = (input: unknown): Effect.Effect<ListPetsQuery, InvalidRequest> =>
-  Effect.map(decodeListPetsQueryFields(input), withDefaultLimit)
+export const decodeListPetsQuery = (input: unknown): Effect.Effect<ListPetsQuery, InvalidRequest> => {
+  const query = plainListPetsQuery(input)
+  return query !== undefined ? Exit.succeed(query) : decodeListPetsQueryWithSchema(input)
+}
 
 const decodePetIdInput = decodeInput(PetIdInput, "pet id")
 
@@ -78,9 +123,6 @@ const withDefaultStatus = ({ categoryId, name, status = defaultStatus }: typeof 
  */
 export const decodeNewPetWithSchema = (body: unknown): Effect.Effect<NewPet, InvalidRequest> =>
   Effect.map(decodeNewPetFields(body), withDefaultStatus)
-
-const isStatus = (value: unknown): value is PetStatus =>
-  value === "available" || value === "pending" || value === "sold"
 
 /**
  * The `NewPet` of a plain object (as `JSON.parse` makes) that the schema
