@@ -10,7 +10,7 @@ import { PetRepository } from "@animal-store/core"
 import { Effect, Layer, Option } from "effect"
 import type { PetRow } from "./internal/petRow.js"
 import { toPet } from "./internal/petRow.js"
-import { findByIdSql, insertSql, listByStatusSql, listSql } from "./internal/petSql.js"
+import { findByIdSql, insertSql, listStatement } from "./internal/petSql.js"
 import * as SqliteDatabase from "./SqliteDatabase.js"
 
 /**
@@ -31,10 +31,10 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Sqli
         (connection) => Option.map(Option.fromNullable(connection.firstValues<PetRow>(findByIdSql, id)), toPet)
       ),
     list: ({ afterId = 0, limit, status }) =>
-      database.use("Listing animals", (connection) =>
-        (status === undefined
-          ? connection.values<PetRow>(listSql(limit), afterId)
-          : connection.values<PetRow>(listByStatusSql(limit), status, afterId)).map(toPet))
+      database.use(
+        "Listing animals",
+        (connection) => connection.values<PetRow>(...listStatement(status, afterId, limit)).map(toPet)
+      )
   })
 )
 

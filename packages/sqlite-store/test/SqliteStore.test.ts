@@ -8,7 +8,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqliteDatabase, SqliteMigrations, SqliteRateLimitStore, SqliteStore } from "../src/index.js"
 import { open } from "../src/internal/betterSqlite3.js"
-import { listByStatusSql, listSql } from "../src/internal/petSql.js"
+import { listStatement } from "../src/internal/petSql.js"
 import { collectStderr, exitOf, linesOf, nextTurn, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
 
 const allVersions = Array.from({ length: SqliteMigrations.schemaVersion }, (_, i) => i + 1)
@@ -672,14 +672,26 @@ describe("SqliteStore", () => {
       }).pipe(Effect.provide(storeLayer({ filename })))
     }))
 
-  it("a listing's limit is written into its statement, and it is never anything but a row count", () => {
-    expect(listSql(21)).toMatch(/ LIMIT 21$/)
-    expect(listByStatusSql(101)).toMatch(/ LIMIT 101$/)
+  it("a listing's limit is written into its statement up to the largest page, bound beyond, never anything but a row count", () => {
+    expect(listStatement(undefined, 7, 21)).toEqual([expect.stringMatching(/ id > \? ORDER BY id LIMIT 21$/), 7])
+    expect(listStatement("sold", 7, 101)).toEqual([expect.stringMatching(/ LIMIT 101$/), "sold", 7])
+    expect(listStatement("sold", 7, 102)).toEqual([expect.stringMatching(/ LIMIT \?$/), "sold", 7, 102])
     for (const limit of [1.5, -1, Number.NaN, Infinity]) {
-      expect(() => listSql(limit)).toThrow(RangeError)
-      expect(() => listByStatusSql(limit)).toThrow(RangeError)
+      expect(() => listStatement(undefined, 0, limit)).toThrow(RangeError)
     }
   })
+
+  it.effect("a listing of more than the largest page binds its limit and lists as many", () =>
+    Effect.gen(function*() {
+      const pets = yield* PetRepository.PetRepository
+      for (let i = 0; i < 105; i++) {
+        yield* pets.insert({ name: `pet ${i}`, categoryId: Pet.CategoryId.make(1), status: i % 2 === 0 ? "sold" : "pending" })
+      }
+      expect((yield* pets.list({ limit: 104 })).map((pet) => pet.id)).toEqual(Array.from({ length: 104 }, (_, i) => i + 1))
+      expect((yield* pets.list({ limit: 500, afterId: Pet.PetId.make(100) })).length).toBe(5)
+      expect((yield* pets.list({ limit: 102, status: "sold" })).length).toBe(53)
+      expect((yield* pets.list({ limit: 101, status: "sold", afterId: Pet.PetId.make(1) })).length).toBe(52)
+    }).pipe(Effect.provide(storeLayer({ filename: ":memory:" }))))
 
   it.scoped("a listing after a cursor is one range search: of the (status, id) index by status, else of the key", () =>
     Effect.gen(function*() {
@@ -688,7 +700,7 @@ describe("SqliteStore", () => {
           client.unsafe<{ readonly detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).pipe(
             Effect.map((rows) => rows.map((row) => row.detail))
           )
-      const plans = yield* Effect.all([plan(listByStatusSql(20), "sold", 10), plan(listSql(20), 10)]).pipe(
+      const plans = yield* Effect.all([plan(...listStatement("sold", 10, 20)), plan(...listStatement(undefined, 10, 20))]).pipe(
         Effect.provide(clientLayer({ filename: ":memory:" }))
       )
       expect(plans).toEqual([
