@@ -40,10 +40,11 @@ const maxWrittenLimit = ListPetsQuery.maxLimit + 1
 const byLimit = (text: (limit: string) => string) => {
   const texts: Array<string> = []
   const bound = text("?")
+  const written: ReadonlyArray<number> = []
   return (limit: number): readonly [sql: string, limit: ReadonlyArray<number>] => {
     if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`Not a row limit: ${limit}`)
     if (limit > maxWrittenLimit) return [bound, [limit]]
-    return [texts[limit] ??= text(String(limit)), []]
+    return [texts[limit] ??= text(String(limit)), written]
   }
 }
 
