@@ -68,6 +68,19 @@ const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Respons
 }
 
 /**
+ * `writeNode`; a response Node refuses to write (a bug) loses its connection
+ * instead of throwing into its caller, which writes the other responses of a
+ * turn or ends a turn's commit.
+ */
+const writeOrDrop = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response, unknown>): void => {
+  try {
+    writeNode(to, exit)
+  } catch {
+    to.destroy()
+  }
+}
+
+/**
  * The writes of one Node server's responses. A response answered while its
  * request's listener runs (the request ran in one go on a store that
  * commits when its writes return) is written when the turn of the event loop
@@ -84,7 +97,7 @@ const makeResponseWrites = () => {
   const flush = () => {
     const writes = pending
     pending = []
-    for (const [to, exit] of writes) writeNode(to, exit)
+    for (const [to, exit] of writes) writeOrDrop(to, exit)
   }
   return {
     /** Runs a listener: the responses it answers are written at the end of the turn. */
@@ -98,7 +111,7 @@ const makeResponseWrites = () => {
       }
     },
     write: (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response, unknown>): void => {
-      if (!inListener) return writeNode(to, exit)
+      if (!inListener) return writeOrDrop(to, exit)
       if (pending.length === 0) setImmediate(flush)
       pending.push([to, exit])
     }

@@ -86,17 +86,17 @@ export const json = (
 ): Response => jsonText(JSON.stringify(body), options)
 
 /**
- * A JSON response whose body is `text`, already JSON (as text or as its UTF-8
+ * A JSON response whose body is `json`, already JSON (as text or as its UTF-8
  * bytes), status 200 unless given.
  *
  * @since 1.0.0
  * @category constructors
  */
 export const jsonText = (
-  text: string | Uint8Array,
+  json: string | Uint8Array,
   options?: { readonly status?: number | undefined; readonly headers?: Readonly<Record<string, string>> | undefined }
 ): Response => ({
   status: options?.status ?? 200,
   headers: Object.assign({ "content-type": jsonContentType }, options?.headers),
-  body: text
+  body: json
 })

@@ -94,6 +94,35 @@ describe("the Node listeners write the responses of a turn together", () => {
       ])
     }))
 
+  for (
+    const [store, ports] of [
+      ["memory", Effect.succeed(MemoryStore.layer)],
+      ["SQLite, after its commit", Effect.map(temporaryDatabase, (filename) => SqliteStore.layer({ filename }))]
+    ] as const
+  ) {
+    it.scoped(`a response Node refuses to write loses its connection, the turn's others are written (${store})`, () =>
+      Effect.gen(function*() {
+        const listeners = yield* listenersOn(yield* ports)
+        const exchanges = [exchange(), exchange(), exchange()]
+        let destroyed = false
+        Object.assign(exchanges[0]!.response, {
+          end() {
+            throw new Error("write after end")
+          },
+          destroy() {
+            destroyed = true
+          }
+        })
+        for (const { request, response } of exchanges) listeners.request(request, response)
+        yield* nextTurn
+        expect(destroyed).toBe(true)
+        expect(exchanges.slice(1).map(({ written }) => written)).toEqual([
+          { status: 401, ended: true },
+          { status: 401, ended: true }
+        ])
+      }))
+  }
+
   it.scoped("a body read ahead: its response is written when the turn ends too", () =>
     Effect.gen(function*() {
       const services = yield* servicesOn(MemoryStore.layer)
