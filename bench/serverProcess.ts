@@ -1,11 +1,10 @@
 /**
  * What the benchmarks share about the processes they start and measure:
- * the standalone server's command as a user runs it, a free loopback port,
- * and a process's CPU time.
+ * the standalone server's command as a user runs it, a free loopback port
+ * (the PostgreSQL tests' helper), and a process's CPU time.
  */
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 
 /** The bundled `animal-store` bin, relative to the repository root (`pnpm build` makes it). */
 export const bin = "packages/server/dist/cli/animal-store.js"
@@ -25,15 +24,7 @@ export const serveCommand = (port: number, store: string, extra: ReadonlyArray<s
 ]
 
 /** A TCP port free on 127.0.0.1 now. */
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = Net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as Net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
+export { freePort } from "../packages/postgres-store/test/support/PgCluster.js"
 
 const ticksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
 

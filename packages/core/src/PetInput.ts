@@ -28,8 +28,9 @@ const withDefaultLimit = (fields: typeof ListPetsQueryFields.Type): ListPetsQuer
   limit: fields.limit ?? defaultLimit
 })
 
-const isStatus = (value: unknown): value is PetStatus =>
-  value === "available" || value === "pending" || value === "sold"
+const statuses: ReadonlyArray<unknown> = PetStatus.literals
+
+const isStatus = (value: unknown): value is PetStatus => statuses.includes(value)
 
 /**
  * A `listPets` query decoded by the schema alone, every query judged by its
@@ -132,15 +133,15 @@ export const decodeNewPetWithSchema = (body: unknown): Effect.Effect<NewPet, Inv
  */
 const plainNewPet = (body: unknown): NewPet | undefined => {
   if (typeof body !== "object" || body === null || Object.getPrototypeOf(body) !== Object.prototype) return undefined
-  const keys = Object.keys(body)
   const { categoryId, name, status } = body as { name?: unknown; categoryId?: unknown; status?: unknown }
-  if (keys.length !== (status === undefined ? 2 : 3) || Object.getOwnPropertySymbols(body).length > 0) return undefined
+  // Its own properties are `name`, `categoryId` and, when defined, `status`: nothing else.
+  if (!ownWhenDefined(body, "name", name) || !ownWhenDefined(body, "categoryId", categoryId)) return undefined
+  if (!ownWhenDefined(body, "status", status) || Object.getOwnPropertySymbols(body).length > 0) return undefined
+  if (Object.keys(body).length !== (status === undefined ? 2 : 3)) return undefined
   if (typeof name !== "string" || typeof categoryId !== "number" || !Number.isSafeInteger(categoryId) || categoryId < 1) {
     return undefined
   }
-  if (!(status === undefined || isStatus(status)) || !Object.hasOwn(body, "name") || !Object.hasOwn(body, "categoryId")) {
-    return undefined
-  }
+  if (!(status === undefined || isStatus(status))) return undefined
   const trimmed = name.trim()
   if (trimmed.length === 0 || trimmed.length > maxNameLength || hasUnpairedSurrogate(trimmed)) return undefined
   return { name: trimmed, categoryId: categoryId as CategoryId, status: status ?? defaultStatus }

@@ -72,7 +72,8 @@ const serverUser = (): { readonly uid: number; readonly gid: number } | undefine
   return { uid: Number(uid), gid: Number(gid) }
 }
 
-const freePort = () =>
+/** A TCP port free on 127.0.0.1 now (the benchmarks use it too). */
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = Net.createServer()
     server.once("error", reject)
