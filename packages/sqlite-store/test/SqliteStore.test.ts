@@ -6,7 +6,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Config, ConfigError, ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { SqliteDatabase, SqliteMigrations, SqliteRateLimitStore, SqliteStore } from "../src/index.js"
+import { SqliteDatabase, SqliteMigrations, SqlitePetRepository, SqliteRateLimitStore, SqliteStore } from "../src/index.js"
 import { open } from "../src/internal/betterSqlite3.js"
 import { listStatement } from "../src/internal/petSql.js"
 import { collectStderr, exitOf, linesOf, nextTurn, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
@@ -287,6 +287,50 @@ describe("SqliteStore", () => {
       expect(yield* count).toBe(3)
       expect(yield* insert("f")).toBe(4)
     }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => clientLayer({ filename }))))))
+
+  it.scoped("an animal found by id is kept once its turn commits: one read in a turn rolled back is not, and its id finds the next animal stored", () =>
+    Effect.gen(function*() {
+      const database = yield* SqliteDatabase.SqliteDatabase
+      const pets = yield* PetRepository.PetRepository
+      const named = (name: string): Pet.NewPet => ({ ...newPet, name })
+      const first = Pet.PetId.make(1)
+      // Stored, found by id and rolled back in one turn (all started at once).
+      const rolledBack = yield* Effect.all(
+        [pets.insert(named("Ghost")), pets.findById(first), writeNowhere(database)].map(Effect.exit),
+        { concurrency: "unbounded" }
+      )
+      expect(rolledBack.map(Exit.isFailure)).toEqual([true, true, true])
+      // The id goes to the next animal stored, and that is the one found.
+      expect((yield* pets.insert(named("Rex"))).id).toBe(first)
+      expect(Option.map(yield* pets.findById(first), (pet) => pet.name)).toEqual(Option.some("Rex"))
+    }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => storeLayer({ filename }))))))
+
+  it.scoped("the last animals found by id are kept in memory, up to foundPetsMax; an id not found is read again", () =>
+    Effect.gen(function*() {
+      const database = yield* SqliteDatabase.SqliteDatabase
+      const pets = yield* PetRepository.PetRepository
+      const count = SqlitePetRepository.foundPetsMax + 1
+      const deleteByHand = (id: number) => database.use("Deleting by hand", (connection) => connection.run("DELETE FROM pets WHERE id = ?", id))
+      const nameOf = (id: number) => Effect.map(pets.findById(Pet.PetId.make(id)), Option.map((pet) => pet.name))
+      expect(yield* nameOf(1)).toEqual(Option.none())
+      yield* database.use("Filling", (connection) =>
+        connection.run(
+          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) INSERT INTO pets (name, category_id, status) SELECT 'pet ' || i, 1, 'sold' FROM n",
+          count
+        ))
+      // Not kept when it was not found.
+      expect(yield* nameOf(1)).toEqual(Option.some("pet 1"))
+      expect(yield* nameOf(2)).toEqual(Option.some("pet 2"))
+      // Kept: a row deleted behind the store's back is still found.
+      yield* deleteByHand(1)
+      expect(yield* nameOf(1)).toEqual(Option.some("pet 1"))
+      // Finding foundPetsMax others forgets the one kept longest (1), and keeps the rest (2 was found again).
+      yield* nameOf(2)
+      for (let id = 3; id <= count; id++) yield* nameOf(id)
+      yield* deleteByHand(2)
+      expect(yield* nameOf(1)).toEqual(Option.none())
+      expect(yield* nameOf(2)).toEqual(Option.some("pet 2"))
+    }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => storeLayer({ filename }))))))
 
   it.scoped("under deferCommit a request's writes end at once, and its outcome is handed over after the turn's commit", () =>
     Effect.gen(function*() {
