@@ -9,9 +9,11 @@
  * server's output goes to a file (ours writes an access line per request),
  * as a server's log would, so nothing reads it on either core. Each
  * round runs every scenario on the three servers back to back, rotating
- * which goes first; a scenario's ratio is the median of its rounds' ratios
- * (the machine's noise moves the servers of a round alike). Peak RSS is
- * each server's `VmHWM` at the end.
+ * which goes first; a scenario's ratios (throughput and p99) are the medians
+ * of its rounds' ratios (the machine's noise moves the servers of a round
+ * alike). Many short rounds (`run.ts`: 9 of 1 s) follow that noise better
+ * than a few long ones: on this machine a server's speed drifts by a third
+ * within seconds. Peak RSS is each server's `VmHWM` at the end.
  */
 import { ListPetsQuery, Pet } from "@animal-store/core"
 import * as Esbuild from "esbuild"
@@ -57,8 +59,10 @@ export interface HttpResult {
   readonly fastify: HttpMeasure
   /** ours / Fastify, in requests per second: the median over the rounds. */
   readonly fastifyRatio: number
-  /** ours / Fastify, in p99 latency, in the round of the median `fastifyRatio`. */
+  /** ours / Fastify, in p99 latency: the median over the rounds (each round's p99 against the other's). */
   readonly p99Ratio: number
+  /** ours / Fastify, in p99 latency, of every round. */
+  readonly p99RoundRatios: ReadonlyArray<number>
   /** ours / Fastify, in requests per second, of every round. */
   readonly fastifyRoundRatios: ReadonlyArray<number>
   /** floor / ours, in server CPU time per request (the ratio a server alone on its core would reach), in that round. */
@@ -365,7 +369,8 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
         floor: floor[round]!,
         fastify: fastify[round]!,
         ratio: o.requestsPerSecond / floor[round]!.requestsPerSecond,
-        fastifyRatio: o.requestsPerSecond / fastify[round]!.requestsPerSecond
+        fastifyRatio: o.requestsPerSecond / fastify[round]!.requestsPerSecond,
+        p99Ratio: o.latencyP99Ms / Math.max(1, fastify[round]!.latencyP99Ms)
       }))
       const median = medianBy(rounds, "ratio")!
       const againstFastify = medianBy(rounds, "fastifyRatio")!
@@ -384,7 +389,8 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
         roundRatios: rounds.map(({ ratio }) => ratio),
         fastify: againstFastify.fastify,
         fastifyRatio: againstFastify.fastifyRatio,
-        p99Ratio: againstFastify.ours.latencyP99Ms / Math.max(1, againstFastify.fastify.latencyP99Ms),
+        p99Ratio: medianBy(rounds, "p99Ratio")!.p99Ratio,
+        p99RoundRatios: rounds.map(({ p99Ratio }) => p99Ratio),
         fastifyRoundRatios: rounds.map(({ fastifyRatio }) => fastifyRatio),
         ...(memoryMedian === undefined ? {} : {
           memory: {

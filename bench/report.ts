@@ -101,7 +101,7 @@ export const httpRows = (report: HttpReport): Array<Row> => [
         scenario: `${scenario} (Fastify p99)`,
         ours: `${number(result.ours.latencyP99Ms)} ms`,
         floor: `${number(result.fastify.latencyP99Ms)} ms`,
-        ratio: `${number(result.p99Ratio, 2)}x`,
+        ratio: `${number(result.p99Ratio, 2)}x (${range(result.p99RoundRatios)})`,
         target: `<= ${number(targets.fastifyP99Ratio, 2)}x`,
         met: result.p99Ratio <= targets.fastifyP99Ratio
       },
