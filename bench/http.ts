@@ -9,7 +9,9 @@
  * server's output goes to a file (ours writes an access line per request),
  * as a server's log would, so nothing reads it on either core. Each
  * round runs every scenario on the three servers back to back, rotating
- * which goes first; a scenario's ratios (throughput and p99) are the medians
+ * which goes first and reversing the order every other round, so that each
+ * server runs as often before as after each other (what ran just before on
+ * core 0 can favor a run); a scenario's ratios (throughput and p99) are the medians
  * of its rounds' ratios (the machine's noise moves the servers of a round
  * alike). Many short rounds (`run.ts`: 9 of 1 s) follow that noise better
  * than a few long ones: on this machine a server's speed drifts by a third
@@ -329,8 +331,10 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
           const servers: ReadonlyArray<Server> = memoryScenarios.includes(scenario)
             ? ["ours", "floor", "fastify", "memory"]
             : ["ours", "floor", "fastify"]
+          // Rotated each round, and reversed every other round: each server runs before and after each other.
           const first = (i + round) % servers.length
-          const order = [...servers.slice(first), ...servers.slice(0, first)]
+          const rotated = [...servers.slice(first), ...servers.slice(0, first)]
+          const order = round % 2 === 0 ? rotated : rotated.reverse()
           return order.map((server) => ({ server, url: urls[server], scenario, warmUp: round === 0 }))
         })).flat()
     }
