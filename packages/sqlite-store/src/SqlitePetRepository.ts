@@ -37,7 +37,7 @@ const makeFoundPets = () => {
   return {
     get: (id: Pet.PetId): Exit.Exit<Option.Option<Pet.Pet>> | undefined => found.get(id),
     keep: (pet: Pet.Pet): void => {
-      if (found.size >= foundPetsMax) found.delete(found.keys().next().value!)
+      if (found.size >= foundPetsMax && !found.has(pet.id)) found.delete(found.keys().next().value!)
       found.set(pet.id, Exit.succeed(Option.some(pet)))
     }
   }

@@ -330,6 +330,12 @@ describe("SqliteStore", () => {
       yield* deleteByHand(2)
       expect(yield* nameOf(1)).toEqual(Option.none())
       expect(yield* nameOf(2)).toEqual(Option.some("pet 2"))
+      // Two lookups read one animal (both made before either ran): it is kept once, forgetting one other (2).
+      const stored = yield* pets.insert(newPet)
+      yield* Effect.all([pets.findById(stored.id), pets.findById(stored.id)], { concurrency: "unbounded" })
+      yield* deleteByHand(3)
+      expect(yield* nameOf(3)).toEqual(Option.some("pet 3"))
+      expect(yield* nameOf(stored.id)).toEqual(Option.some(newPet.name))
     }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => storeLayer({ filename }))))))
 
   it.scoped("under deferCommit a request's writes end at once, and its outcome is handed over after the turn's commit", () =>
@@ -722,6 +728,7 @@ describe("SqliteStore", () => {
     expect(listStatement("sold", 7, 102)).toEqual([expect.stringMatching(/ LIMIT \?$/), "sold", 7, 102])
     for (const limit of [1.5, -1, Number.NaN, Infinity]) {
       expect(() => listStatement(undefined, 0, limit)).toThrow(RangeError)
+      expect(() => listStatement("sold", 0, limit)).toThrow(RangeError)
     }
   })
 
