@@ -12,6 +12,7 @@ import type { InvalidRequest, Unauthorized, UnauthorizedReason } from "./ApiErro
 import { ApiKey, Environment } from "./ApiKey.js"
 import type { Principal } from "./ApiKey.js"
 import { ApiKeyStore } from "./ApiKeyStore.js"
+import * as Immediate from "./Immediate.js"
 import { limitsByPlan, Plan, PlanLimits } from "./Plan.js"
 import type { StoreError } from "./StoreError.js"
 import {
@@ -153,7 +154,7 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
     authenticate: (credential) => {
       if (credential === undefined) return unauthorized("missing")
       if (environmentOf(credential) === undefined) return unauthorized("malformed")
-      return Effect.flatMap(store.findByDigest(digestOf(credential)), principalOrRefusal)
+      return Immediate.flatMap(store.findByDigest(digestOf(credential)), principalOrRefusal)
     },
     issue: (options) =>
       Effect.gen(function*() {

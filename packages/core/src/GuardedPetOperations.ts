@@ -22,6 +22,7 @@ import { PetOperations } from "./PetOperations.js"
 import type { RateLimitDecision, RateLimitSubject } from "./PlanRateLimiter.js"
 import { PlanRateLimiter } from "./PlanRateLimiter.js"
 import type { StoreError } from "./StoreError.js"
+import * as Immediate from "./Immediate.js"
 import * as ExpectedErrors from "./internal/expectedErrors.js"
 
 /**
@@ -191,45 +192,57 @@ export const make: Effect.Effect<
   const limiter = yield* PlanRateLimiter
   const policy = yield* DeprecationPolicy
 
-  /** Counts one request of `subject`: its metadata when accepted, else its refusal. */
-  const count = (subject: RateLimitSubject, deprecation: Deprecation | undefined): Effect.Effect<ResponseMeta, GuardedFailure> =>
-    Effect.matchEffect(limiter.check(subject), {
+  /** Counts one request of `subject`: `accepted` with its metadata, else its refusal. */
+  const count = <A, R>(
+    subject: RateLimitSubject,
+    deprecation: Deprecation | undefined,
+    accepted: (meta: ResponseMeta) => Effect.Effect<A, GuardedFailure, R>
+  ): Effect.Effect<A, GuardedFailure, R> =>
+    Immediate.matchEffect(limiter.check(subject), {
       onFailure: (error) => Exit.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
       onSuccess: (decision) => {
         const meta: ResponseMeta = { rateLimit: decision, deprecation }
         const refused = refusal(decision)
-        return refused === undefined ? Effect.succeed(meta) : Exit.fail(guardedFailure(refused, meta))
+        return refused === undefined ? accepted(meta) : Exit.fail(guardedFailure(refused, meta))
       }
     })
 
   const addressOf = (request: ClientRequest): RateLimitSubject => ({ _tag: "Address", address: request.clientAddress })
 
-  const admit = (request: ClientRequest, operation: OperationName): Effect.Effect<Admission, GuardedFailure> => {
+  /** Admits a request for `operation`, then goes on with `admitted` (one continuation: no step of the fiber between). */
+  const admitThen = <A, R>(
+    request: ClientRequest,
+    operation: OperationName,
+    admitted: (admission: Admission) => Effect.Effect<A, GuardedFailure, R>
+  ): Effect.Effect<A, GuardedFailure, R> => {
     const deprecation = policy.forOperation(operation)
-    return Effect.matchEffect(auth.authenticate(request.credential), {
+    return Immediate.matchEffect(auth.authenticate(request.credential), {
       onFailure: (error) =>
         error._tag === "Unauthorized"
-          ? Effect.flatMap(count(addressOf(request), deprecation), (meta) => Exit.fail(guardedFailure(error, meta)))
+          ? count(addressOf(request), deprecation, (meta) => Exit.fail(guardedFailure(error, meta)))
           : Exit.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
       onSuccess: (principal) =>
-        Effect.flatMap(count({ _tag: "Key", principal }, deprecation), (meta) =>
+        count({ _tag: "Key", principal }, deprecation, (meta) =>
           // An operation without a deprecation has nothing to check.
           deprecation === undefined
-            ? Effect.succeed({ principal, meta })
-            : Effect.matchEffect(policy.check(operation), {
+            ? admitted({ principal, meta })
+            : Immediate.matchEffect(policy.check(operation), {
               onFailure: (error) => Exit.fail(guardedFailure(error, meta)),
-              onSuccess: () => Effect.succeed({ principal, meta })
+              onSuccess: () => admitted({ principal, meta })
             }))
     })
   }
 
+  const admit = (request: ClientRequest, operation: OperationName): Effect.Effect<Admission, GuardedFailure> =>
+    admitThen(request, operation, Exit.succeed)
+
   const admitKeyless = (request: ClientRequest): Effect.Effect<KeylessAdmission, GuardedFailure> =>
-    Effect.matchEffect(auth.authenticate(request.credential), {
+    Immediate.matchEffect(auth.authenticate(request.credential), {
       onFailure: (error) =>
         error._tag === "Unauthorized"
-          ? Effect.map(count(addressOf(request), undefined), (meta) => ({ principal: undefined, meta }))
+          ? count(addressOf(request), undefined, (meta) => Exit.succeed({ principal: undefined, meta }))
           : Exit.fail(guardedFailure(error, { rateLimit: undefined, deprecation: undefined })),
-      onSuccess: (principal) => Effect.map(count({ _tag: "Key", principal }, undefined), (meta) => ({ principal, meta }))
+      onSuccess: (principal) => count({ _tag: "Key", principal }, undefined, (meta) => Exit.succeed({ principal, meta }))
     })
 
   const run = <A, E extends ApiError | StoreError, R>(
@@ -237,10 +250,10 @@ export const make: Effect.Effect<
     operation: OperationName,
     f: (principal: Principal) => Effect.Effect<A, E, R>
   ): Effect.Effect<Guarded<A>, GuardedFailure, R> =>
-    Effect.flatMap(admit(request, operation), ({ meta, principal }) =>
-      Effect.matchEffect(f(principal), {
+    admitThen(request, operation, ({ meta, principal }) =>
+      Immediate.matchEffect(f(principal), {
         onFailure: (error) => Exit.fail(guardedFailure(error, meta)),
-        onSuccess: (value) => Effect.succeed({ value, meta })
+        onSuccess: (value) => Exit.succeed({ value, meta })
       }))
 
   return {
@@ -248,11 +261,11 @@ export const make: Effect.Effect<
     admitKeyless,
     run,
     listPets: (request, query) =>
-      run(request, "listPets", () => Effect.flatMap(PetInput.decodeListPetsQuery(query), operations.listPets)),
+      run(request, "listPets", () => Immediate.flatMap(PetInput.decodeListPetsQuery(query), operations.listPets)),
     createPet: (request, body, options) =>
-      Effect.map(
+      Immediate.map(
         run(request, "createPet", (principal) =>
-          Effect.flatMap(PetInput.decodeNewPet(body), (pet) =>
+          Immediate.flatMap(PetInput.decodeNewPet(body), (pet) =>
             operations.createPet(
               pet,
               options?.idempotencyKey === undefined ? undefined : {
@@ -264,7 +277,7 @@ export const make: Effect.Effect<
         // A replay is marked in `meta`.
         ({ meta, value: { pet, replayed } }) => ({ value: pet, meta: replayed ? { ...meta, idempotentReplayed: true } : meta })
       ),
-    getPet: (request, id) => run(request, "getPet", () => Effect.flatMap(PetInput.decodePetId(id), operations.getPet))
+    getPet: (request, id) => run(request, "getPet", () => Immediate.flatMap(PetInput.decodePetId(id), operations.getPet))
   }
 })
 

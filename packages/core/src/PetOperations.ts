@@ -14,6 +14,7 @@
 import { Clock, Context, Effect, Exit, Layer, Option } from "effect"
 import type { IdempotencyKeyInUse, IdempotencyKeyReused, InvalidRequest, PetNotFound } from "./ApiError.js"
 import * as Idempotency from "./Idempotency.js"
+import * as Immediate from "./Immediate.js"
 import type { IdempotentCreateOutcome } from "./IdempotencyStore.js"
 import { IdempotencyStore } from "./IdempotencyStore.js"
 import type { ListPetsQuery, PetPage } from "./ListPetsQuery.js"
@@ -183,7 +184,7 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
         afterId = cursors.open(query.cursor, query.status)
         if (afterId === undefined) return Exit.fail(foreignCursor())
       }
-      return Effect.map(
+      return Immediate.map(
         repository.list({ status: query.status, afterId, limit: query.limit + 1 }),
         (found): PetPage => {
           if (found.length <= query.limit) return { pets: found, nextCursor: undefined }
@@ -194,9 +195,9 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
     },
     createPet: ((pet: NewPet, options?: CreatePetOptions): Effect.Effect<CreatePetOutcome, CreatePetError> =>
       options?.idempotencyKey === undefined
-        ? Effect.map(repository.insert(pet), created)
+        ? Immediate.map(repository.insert(pet), created)
         : createKeyed(pet, options as CreatePetOptions & { readonly idempotencyKey: string })) as PetOperationsService["createPet"],
-    getPet: (id) => Effect.flatMap(repository.findById(id), orNotFound(id))
+    getPet: (id) => Immediate.flatMap(repository.findById(id), orNotFound(id))
   }
 })
 

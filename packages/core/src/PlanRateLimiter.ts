@@ -64,7 +64,11 @@ export interface RateLimitDecision {
  * @category models
  */
 export interface PlanRateLimiterService {
-  /** Checks and counts one request of `subject` at the current `Clock` time, atomically in the store. */
+  /**
+   * Checks and counts one request of `subject` at the current time, atomically
+   * in the store. The time is read when the store counts, from the `Clock` of
+   * the fiber that built the limiter (a `TestClock` in tests).
+   */
   readonly check: (subject: RateLimitSubject) => Effect.Effect<RateLimitDecision, StoreError>
 }
 
@@ -120,11 +124,12 @@ export const make: Effect.Effect<PlanRateLimiterService, never, RateLimitStore |
   function*() {
     const store = yield* RateLimitStore
     const rulesOf = rulesFor(yield* AccessConfig)
+    const clock = yield* Effect.clock
     return {
-      check: (subject) =>
-        Effect.clockWith((clock) =>
-          store.modify(storeSubject(subject), decide(rulesOf(subject), clock.unsafeCurrentTimeMillis()))
-        )
+      check: (subject) => {
+        const rules = rulesOf(subject)
+        return store.modify(storeSubject(subject), (state) => decide(rules, clock.unsafeCurrentTimeMillis())(state))
+      }
     }
   }
 )

@@ -19,6 +19,7 @@ describe("@animal-store/core", () => {
       "GuardedPetOperations",
       "Idempotency",
       "IdempotencyStore",
+      "Immediate",
       "ListPetsQuery",
       "Pet",
       "PetInput",

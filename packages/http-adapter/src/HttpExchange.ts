@@ -74,6 +74,18 @@ export const header = (request: Request, name: string): string | undefined => {
  */
 export const jsonContentType = "application/json; charset=utf-8"
 
+/** What JSON escapes in a string: quotes, backslashes, control characters, and UTF-16 surrogates (lone ones are escaped). */
+const escaped = /["\\\u0000-\u001f\ud800-\udfff]/
+
+/**
+ * A string as JSON text, as `JSON.stringify` writes it; one with nothing to
+ * escape (most names, paths, addresses and ids) is quoted as it is.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const jsonString = (text: string): string => escaped.test(text) ? JSON.stringify(text) : `"${text}"`
+
 /**
  * A JSON response of `body`, status 200 unless given.
  *

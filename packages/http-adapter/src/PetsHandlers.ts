@@ -11,7 +11,7 @@
  * @since 1.0.0
  */
 import type { ApiKey, ListPetsQuery } from "@animal-store/core"
-import { Pet, PetInput, PetOperations } from "@animal-store/core"
+import { Immediate, Pet, PetInput, PetOperations } from "@animal-store/core"
 import { Effect } from "effect"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as HttpExchange from "./HttpExchange.js"
@@ -124,32 +124,31 @@ export const make = (
     listPets: ({ request }) => {
       const listQuery = listQueryOf(request.url)
       return ErrorResponse.recover(
-        PetInput.decodeListPetsQuery(listQuery).pipe(
-          Effect.flatMap(operations.listPets),
-          Effect.map((page) => pageResponse(page, listQuery, linkBase))
+        Immediate.map(
+          Immediate.flatMap(PetInput.decodeListPetsQuery(listQuery), operations.listPets),
+          (page) => pageResponse(page, listQuery, linkBase)
         )
       )
     },
     createPet: ({ principal, request }) => {
       const idempotencyKey = HttpExchange.header(request, "idempotency-key")
       return ErrorResponse.recover(
-        RequestBody.json(request).pipe(
-          Effect.flatMap((body) =>
-            Effect.flatMap(PetInput.decodeNewPet(body), (pet) =>
+        Immediate.map(
+          Immediate.flatMap(RequestBody.json(request), (body) =>
+            Immediate.flatMap(PetInput.decodeNewPet(body), (pet) =>
               operations.createPet(
                 pet,
                 idempotencyKey === undefined ? undefined : { idempotencyKey, idempotencyScope: principal.keyId, body }
-              ))
-          ),
-          Effect.map(({ pet, replayed }) => createdResponse(pet, replayed, linkBase))
+              ))),
+          ({ pet, replayed }) => createdResponse(pet, replayed, linkBase)
         )
       )
     },
     getPet: ({ params }) =>
       ErrorResponse.recover(
-        PetInput.decodePetId(params["petId"]).pipe(
-          Effect.flatMap(operations.getPet),
-          Effect.map((pet) => HttpExchange.jsonText(Shortcuts.petJsonText(pet)))
+        Immediate.map(
+          Immediate.flatMap(PetInput.decodePetId(params["petId"]), operations.getPet),
+          (pet) => HttpExchange.jsonText(Shortcuts.petJsonText(pet))
         )
       )
   }))

@@ -26,7 +26,8 @@
  * @since 1.0.0
  */
 import type { ApiKey, GuardedPetOperations as Guarded, PetOperations } from "@animal-store/core"
-import { GuardedPetOperations } from "@animal-store/core"
+import { GuardedPetOperations, Immediate } from "@animal-store/core"
+import type { FiberId } from "effect"
 import { Cause, Clock, Context, Effect, Exit } from "effect"
 import * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
@@ -200,45 +201,60 @@ export const makeHandlers = (
       const response = params === undefined
         ? Effect.succeed(ErrorResponse.make(new MalformedPathParameter()))
         : handlers[matched.operation]({ request, params, principal })
-      return Effect.map(Effect.catchAllCause(response, defect), (response) => ({ response, keyId: principal.keyId }))
+      return Immediate.map(Immediate.catchAllCause(response, defect), (response) => ({ response, keyId: principal.keyId }))
+    }
+
+    /** What `finish` needs of the request beyond its response: known once it has been read. */
+    interface Served {
+      readonly request: HttpExchange.Request
+      readonly path: string
+      readonly started: number
+      readonly client: Guarded.ClientRequest
+      readonly matched: Routes.Route | undefined
+      readonly clock: Clock.Clock
+      readonly fiberId: FiberId.Runtime
     }
 
     /** The headers of the admission, CORS, and the access-log line. */
     const finish = (
-      request: HttpExchange.Request,
-      path: string,
-      started: number,
-      client: Guarded.ClientRequest,
-      matched: Routes.Route | undefined,
+      served: Served,
       response: HttpExchange.Response,
       meta: Guarded.ResponseMeta,
       keyId: string | undefined
-    ): Effect.Effect<HttpExchange.Response> =>
-      Effect.withFiberRuntime((fiber) => {
-        const finished = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
-        const stamped = ResponseHeaders.stamp(response, meta, finished, linkBase)
-        if (cors !== undefined) {
-          cors(
-            request,
-            stamped.headers as Record<string, string>,
-            matched !== undefined && matched._tag === "Options" ? matched.allow : undefined
-          )
-        }
-        if (accessLog === false) return Exit.succeed(stamped)
-        const entry: AccessLog.Entry = {
-          method: request.method,
-          path,
-          status: stamped.status,
-          durationMs: finished - started,
-          client: client.clientAddress,
-          keyId
-        }
-        if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
-        accessLog(entry, fiber.id(), new Date(finished))
-        return Exit.succeed(stamped)
-      })
+    ): Effect.Effect<HttpExchange.Response> => {
+      const { client, matched, request } = served
+      const finished = served.clock.unsafeCurrentTimeMillis()
+      const stamped = ResponseHeaders.stamp(response, meta, finished, linkBase)
+      if (cors !== undefined) {
+        cors(
+          request,
+          stamped.headers as Record<string, string>,
+          matched !== undefined && matched._tag === "Options" ? matched.allow : undefined
+        )
+      }
+      if (accessLog === false) return Exit.succeed(stamped)
+      const entry: AccessLog.Entry = {
+        method: request.method,
+        path: served.path,
+        status: stamped.status,
+        durationMs: finished - served.started,
+        client: client.clientAddress,
+        keyId
+      }
+      if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
+      accessLog(entry, served.fiberId, new Date(finished))
+      return Exit.succeed(stamped)
+    }
 
-    const serve = (request: HttpExchange.Request, started: number): Effect.Effect<HttpExchange.Response> => {
+    /**
+     * Answers a request on the fiber `fiberId` that reads `clock`; every step
+     * whose result core knows at once is taken at once (`Immediate`).
+     */
+    const serve = (
+      request: HttpExchange.Request,
+      clock: Clock.Clock,
+      fiberId: FiberId.Runtime
+    ): Effect.Effect<HttpExchange.Response> => {
       const path = Routes.pathOf(request.url)
       const matched = Routes.match(request.method, path)
       const clientAddress = clientAddressOf(request)
@@ -249,31 +265,39 @@ export const makeHandlers = (
           : credentialOf(HttpExchange.header(request, "authorization")),
         clientAddress
       }
-      const refused = ({ error, meta }: Guarded.GuardedFailure) =>
-        Effect.flatMap(
-          ErrorResponse.respond(error),
-          (response) => finish(request, path, started, client, matched, response, meta, undefined)
-        )
-      if (matched._tag === "Operation") {
-        return Effect.matchEffect(guarded.run(client, matched.operation, (principal) => operation(request, matched, principal)), {
-          onFailure: refused,
-          onSuccess: ({ meta, value }) => finish(request, path, started, client, matched, value.response, meta, value.keyId)
-        })
+      const served: Served = {
+        request,
+        path,
+        started: accessLog === false ? 0 : clock.unsafeCurrentTimeMillis(),
+        client,
+        matched,
+        clock,
+        fiberId
       }
-      return Effect.matchEffect(guarded.admitKeyless(client), {
+      const refused = ({ error, meta }: Guarded.GuardedFailure) =>
+        Immediate.flatMap(ErrorResponse.respond(error), (response) => finish(served, response, meta, undefined))
+      if (matched._tag === "Operation") {
+        return Immediate.matchEffect(
+          guarded.run(client, matched.operation, (principal) => operation(request, matched, principal)),
+          {
+            onFailure: refused,
+            onSuccess: ({ meta, value }) => finish(served, value.response, meta, value.keyId)
+          }
+        )
+      }
+      return Immediate.matchEffect(guarded.admitKeyless(client), {
         onFailure: refused,
         onSuccess: (admission) =>
-          Effect.flatMap(
-            Effect.catchAllCause(keyless(request, matched, path), defect),
-            (response) =>
-              finish(request, path, started, client, matched, response, admission.meta, admission.principal?.keyId)
+          Immediate.flatMap(
+            Immediate.catchAllCause(keyless(request, matched, path), defect),
+            (response) => finish(served, response, admission.meta, admission.principal?.keyId)
           )
       })
     }
 
     const handle: RequestHandler = (request) =>
       Effect.catchAllCause(
-        accessLog === false ? serve(request, 0) : Effect.clockWith((clock) => serve(request, clock.unsafeCurrentTimeMillis())),
+        Effect.withFiberRuntime((fiber) => serve(request, Context.get(fiber.currentDefaultServices, Clock.Clock), fiber.id())),
         defect
       )
 
@@ -291,7 +315,8 @@ export const makeHandlers = (
     }
 
     const reject: RejectionHandler = (rejection) =>
-      Effect.flatMap(Clock.currentTimeMillis, (started) => {
+      Effect.withFiberRuntime((fiber) => {
+        const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
         const path = rejection.requestLine === undefined ? undefined : Routes.pathOf(rejection.requestLine.target)
         const request: HttpExchange.Request = {
           method: rejection.requestLine?.method ?? "-",
@@ -305,16 +330,23 @@ export const makeHandlers = (
           credential: undefined,
           clientAddress: ClientAddress.normalize(rejection.remoteAddress ?? ClientAddress.unknown)
         }
+        const served: Served = {
+          request,
+          path: path ?? "-",
+          started: clock.unsafeCurrentTimeMillis(),
+          client,
+          matched: undefined,
+          clock,
+          fiberId: fiber.id()
+        }
         const closing = (response: HttpExchange.Response): HttpExchange.Response => ({
           status: response.status,
           headers: Object.assign({}, response.headers, { connection: "close" }),
           body: response.body
         })
         return Effect.matchEffect(guarded.admitKeyless(client), {
-          onFailure: ({ meta }) =>
-            finish(request, path ?? "-", started, client, undefined, rejected(rejection, path), meta, undefined),
-          onSuccess: ({ meta }) =>
-            finish(request, path ?? "-", started, client, undefined, rejected(rejection, path), meta, undefined)
+          onFailure: ({ meta }) => finish(served, rejected(rejection, path), meta, undefined),
+          onSuccess: ({ meta }) => finish(served, rejected(rejection, path), meta, undefined)
         }).pipe(Effect.map(closing), Effect.catchAllCause(defect), Effect.map(closing))
       })
 

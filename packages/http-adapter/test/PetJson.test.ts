@@ -2,6 +2,7 @@ import { Pet } from "@animal-store/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Schema } from "effect"
 import * as fc from "effect/FastCheck"
+import * as HttpExchange from "../src/HttpExchange.js"
 import * as Shortcuts from "../src/internal/shortcuts.js"
 
 const pet = Arbitrary.make(Pet.Pet)
@@ -26,6 +27,20 @@ describe("the JSON text of pets", () => {
     ({ name }) => {
       const pet = Pet.Pet.make({ id: Pet.PetId.make(7), name, categoryId: Pet.CategoryId.make(3), status: "sold" }, true)
       expect(Shortcuts.petJsonText(pet)).toBe(JSON.stringify({ id: 7, name, categoryId: 3, status: "sold" }))
+    }
+  )
+
+  it.prop(
+    "quotes any string as JSON.stringify does (jsonString)",
+    {
+      text: fc.oneof(
+        fc.string({ unit: "binary" }),
+        fc.string({ unit: "binary-ascii" }),
+        fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)) })
+      )
+    },
+    ({ text }) => {
+      expect(HttpExchange.jsonString(text)).toBe(JSON.stringify(text))
     }
   )
 

@@ -13,6 +13,7 @@
  * @internal
  */
 import type { Pet } from "@animal-store/core"
+import { jsonString } from "../HttpExchange.js"
 
 /**
  * `make`, memoized per argument object (weakly: values that are dropped are
@@ -40,9 +41,6 @@ const petFields: { readonly [K in keyof typeof Pet.Pet.Encoded]: true } = {
 }
 void petFields
 
-/** What JSON may escape in a string: quotes, backslashes, control characters, and UTF-16 surrogates (lone ones are escaped). */
-const escaped = /["\\\u0000-\u001f\ud800-\udfff]/
-
 /**
  * The JSON text of a pet's wire form (`Pet.Pet`'s encoded side: its fields
  * need no transformation): the id and category id are integers and the
@@ -51,9 +49,7 @@ const escaped = /["\\\u0000-\u001f\ud800-\udfff]/
  * @internal
  */
 export const petJsonText = (pet: Pet.Pet): string =>
-  `{"id":${pet.id},"name":${
-    escaped.test(pet.name) ? JSON.stringify(pet.name) : `"${pet.name}"`
-  },"categoryId":${pet.categoryId},"status":"${pet.status}"}`
+  `{"id":${pet.id},"name":${jsonString(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`
 
 /**
  * The JSON text of an array of pets, as `petJsonText` writes each.

@@ -9,7 +9,7 @@
  *
  * @internal
  */
-import { AccessLog } from "@animal-store/http-adapter"
+import { AccessLog, HttpExchange } from "@animal-store/http-adapter"
 import type { FiberId } from "effect"
 import { Effect, Layer, Logger } from "effect"
 
@@ -58,7 +58,7 @@ const makeTimestamps = () => {
 }
 
 const timestampOf = makeTimestamps()
-const quote = JSON.stringify
+const quote = HttpExchange.jsonString
 /** A number as JSON writes it (`null` when not finite). */
 const jsonNumber = (n: number): string => Number.isFinite(n) ? String(n) : "null"
 const head = `{"message":${quote(AccessLog.message)},"logLevel":"INFO","timestamp":"`
