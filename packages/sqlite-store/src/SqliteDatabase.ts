@@ -22,9 +22,11 @@ import type * as SqlConnection from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
 import { Context, Effect, Exit, Option, Schedule, Scope } from "effect"
+import * as Path from "node:path"
 import type * as BetterSqlite3 from "./internal/betterSqlite3.js"
 import { isBusy, isSqliteError, open } from "./internal/betterSqlite3.js"
 import { fromCause } from "./internal/storeError.js"
+import * as WalFlusher from "./internal/walFlusher.js"
 
 /**
  * @since 1.0.0
@@ -340,7 +342,7 @@ const whenCommitted = <A, E>(
  * begun by its first write and committed when the turn ends (`setImmediate`),
  * or earlier by `end`.
  */
-const makeTurns = (db: BetterSqlite3.Database) => {
+const makeTurns = (db: BetterSqlite3.Database, onCommit: () => void) => {
   let open: Turn | undefined
   /**
    * The turns a request's calls ran in, by the fiber that runs it under
@@ -368,7 +370,9 @@ const makeTurns = (db: BetterSqlite3.Database) => {
       db.exec("COMMIT")
     } catch (error) {
       fail(turn, Exit.fail(fromCause("Committing the writes of a turn", error)))
+      return
     }
+    onCommit()
   }
   const end = (): void => {
     const turn = open
@@ -504,7 +508,14 @@ export const make = (options: Options): Effect.Effect<SqliteDatabase, StoreError
     const semaphore = yield* Effect.makeSemaphore(1)
     const statements = makeStatements(db)
     const sqlConnection = makeSqlConnection(db, statements)
-    const turns = makeTurns(db)
+    // With `NORMAL`, commits are not flushed: the WAL is, in the background, so that checkpoints find little to flush.
+    const flusher = filename === ":memory:" || synchronous === "FULL"
+      ? undefined
+      : yield* Effect.acquireRelease(
+        Effect.sync(() => WalFlusher.start(`${Path.resolve(filename)}-wal`)),
+        (flusher) => Effect.sync(flusher.stop)
+      )
+    const turns = makeTurns(db, flusher === undefined ? () => {} : flusher.written)
     yield* Effect.addFinalizer(() => Effect.sync(turns.end))
     // A `SqlClient` query or transaction first commits the turn's transaction.
     const withoutTurn = Effect.sync(() => {
