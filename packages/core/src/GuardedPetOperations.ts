@@ -7,7 +7,7 @@
  *
  * @since 1.0.0
  */
-import { Context, Data, Effect, Exit, Layer } from "effect"
+import { Context, Effect, Exit, Layer } from "effect"
 import type { ApiError } from "./ApiError.js"
 import type { ApiKeyBanned, RateLimited } from "./ApiError.js"
 import type { Principal } from "./ApiKey.js"
@@ -100,17 +100,23 @@ export interface Guarded<A> {
 
 /**
  * A failed guarded call: the typed error and the metadata of the response.
- * A plain tagged value, not an `Error`: it only carries the typed error
- * (which is one) and is made on every refused request, where building an
- * `Error` would cost more than the rest of the refusal.
+ * A plain tagged value, not an `Error` nor a `Data` class: it only carries
+ * the typed error (which is one) and is made on every refused request, where
+ * building an `Error` would cost more than the rest of the refusal (and a
+ * `Data` class copies its fields once more).
  *
  * @since 1.0.0
  * @category errors
  */
-export class GuardedFailure extends Data.TaggedClass("GuardedFailure")<{
+export class GuardedFailure {
+  readonly _tag = "GuardedFailure"
   readonly error: ApiError | StoreError
   readonly meta: ResponseMeta
-}> {}
+  constructor(args: { readonly error: ApiError | StoreError; readonly meta: ResponseMeta }) {
+    this.error = args.error
+    this.meta = args.meta
+  }
+}
 
 /**
  * @since 1.0.0
