@@ -8,6 +8,13 @@ import * as Shortcuts from "../src/internal/shortcuts.js"
 const pet = Arbitrary.make(Pet.Pet)
 const encodePets = Schema.encodeSync(Schema.Array(Pet.Pet))
 
+/** Any string: of any byte, of ASCII, of any UTF-16 code unit (lone surrogates among them). */
+const anyString = fc.oneof(
+  fc.string({ unit: "binary" }),
+  fc.string({ unit: "binary-ascii" }),
+  fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)) })
+)
+
 describe("the JSON text of pets", () => {
   it.prop("is the JSON of the schema's encoding of any pets", { pets: fc.array(pet, { maxLength: 5 }) }, ({ pets }) => {
     expect(Shortcuts.petsJsonText(pets)).toBe(JSON.stringify(encodePets(pets)))
@@ -17,13 +24,7 @@ describe("the JSON text of pets", () => {
 
   it.prop(
     "writes any name as JSON.stringify does, lone surrogates and control characters among them",
-    {
-      name: fc.oneof(
-        fc.string({ unit: "binary" }),
-        fc.string({ unit: "binary-ascii" }),
-        fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)) })
-      )
-    },
+    { name: anyString },
     ({ name }) => {
       const pet = Pet.Pet.make({ id: Pet.PetId.make(7), name, categoryId: Pet.CategoryId.make(3), status: "sold" }, true)
       expect(Shortcuts.petJsonText(pet)).toBe(JSON.stringify({ id: 7, name, categoryId: 3, status: "sold" }))
@@ -32,13 +33,7 @@ describe("the JSON text of pets", () => {
 
   it.prop(
     "quotes any string as JSON.stringify does (jsonString)",
-    {
-      text: fc.oneof(
-        fc.string({ unit: "binary" }),
-        fc.string({ unit: "binary-ascii" }),
-        fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)) })
-      )
-    },
+    { text: anyString },
     ({ text }) => {
       expect(HttpExchange.jsonString(text)).toBe(JSON.stringify(text))
     }
