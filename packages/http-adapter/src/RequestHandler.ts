@@ -149,6 +149,10 @@ const decodeParams = (params: Readonly<Record<string, string>>): Record<string, 
   return decoded
 }
 
+/** `f` with the clock and the id of the fiber that runs it, in one step of that fiber. */
+const onFiber = <A>(f: (clock: Clock.Clock, fiberId: FiberId.Runtime) => Effect.Effect<A>): Effect.Effect<A> =>
+  Effect.withFiberRuntime((fiber) => f(Context.get(fiber.currentDefaultServices, Clock.Clock), fiber.id()))
+
 const defect = (cause: Cause.Cause<unknown>): Effect.Effect<HttpExchange.Response> =>
   Cause.isInterruptedOnly(cause)
     ? Effect.interrupt
@@ -297,7 +301,7 @@ export const makeHandlers = (
 
     const handle: RequestHandler = (request) =>
       Effect.catchAllCause(
-        Effect.withFiberRuntime((fiber) => serve(request, Context.get(fiber.currentDefaultServices, Clock.Clock), fiber.id())),
+        onFiber((clock, fiberId) => serve(request, clock, fiberId)),
         defect
       )
 
@@ -315,8 +319,7 @@ export const makeHandlers = (
     }
 
     const reject: RejectionHandler = (rejection) =>
-      Effect.withFiberRuntime((fiber) => {
-        const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+      onFiber((clock, fiberId) => {
         const path = rejection.requestLine === undefined ? undefined : Routes.pathOf(rejection.requestLine.target)
         const request: HttpExchange.Request = {
           method: rejection.requestLine?.method ?? "-",
@@ -337,7 +340,7 @@ export const makeHandlers = (
           client,
           matched: undefined,
           clock,
-          fiberId: fiber.id()
+          fiberId
         }
         const closing = (response: HttpExchange.Response): HttpExchange.Response => ({
           status: response.status,
