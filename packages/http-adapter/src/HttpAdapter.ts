@@ -19,7 +19,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Stream } from "effect"
-import { Cause, Effect, Exit, FiberId, FiberRefs, Layer, ManagedRuntime, Option, Runtime } from "effect"
+import { Cause, Effect, Equal, Exit, FiberId, FiberRef, FiberRefs, Layer, ManagedRuntime, Option, Runtime } from "effect"
 import * as Http from "node:http"
 import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
@@ -118,18 +118,38 @@ const makeResponseWrites = () => {
   }
 }
 
+/** Whether forking `refs` once more changes no value: then every fiber forked from them may share one copy. */
+const forkKeeps = (refs: FiberRefs.FiberRefs): boolean => {
+  const forked = FiberRefs.forkAs(refs, FiberId.unsafeMake())
+  for (const fiberRef of FiberRefs.fiberRefs(refs)) {
+    if (!Equal.equals(FiberRefs.getOrDefault(refs, fiberRef), FiberRefs.getOrDefault(forked, fiberRef))) return false
+  }
+  return true
+}
+
 /**
- * The runtime of the calling fiber as each fiber started on it sees it: its
- * references forked once here (a fork-scope override, set while a layer is
- * built, is not inherited), instead of again as every request's fiber starts.
+ * `Runtime.runCallback` on the runtime of the calling fiber, as each fiber
+ * started on it sees it: its references forked once here (a fork-scope
+ * override, set while a layer is built, is not inherited). When forking them
+ * again changes nothing (the usual case), every fiber starts on that one copy
+ * instead of copying and forking each reference as it starts.
  */
-const childRuntime = <R>(): Effect.Effect<Runtime.Runtime<R>, never, R> =>
-  Effect.map(Effect.runtime<R>(), (runtime) =>
-    Runtime.make({
-      context: runtime.context,
-      runtimeFlags: runtime.runtimeFlags,
-      fiberRefs: FiberRefs.forkAs(runtime.fiberRefs, FiberId.unsafeMake())
-    }))
+const childRunCallback = <R>(): Effect.Effect<
+  <A, E>(effect: Effect.Effect<A, E, R>, options?: Runtime.RunCallbackOptions<A, E>) => void,
+  never,
+  R
+> =>
+  Effect.map(Effect.runtime<R>(), (runtime) => {
+    const forkAs = FiberId.unsafeMake()
+    const refs = FiberRefs.forkAs(runtime.fiberRefs, forkAs)
+    const { context, runtimeFlags } = runtime
+    if (!forkKeeps(refs)) return Runtime.runCallback(Runtime.make({ context, runtimeFlags, fiberRefs: refs }))
+    const shared = FiberRefs.updateAs(refs, { fiberId: forkAs, fiberRef: FiberRef.currentContext, value: context })
+    const updateRefs = () => shared
+    // With no references of its own, the runtime forks none: `updateRefs` hands over the shared copy.
+    const run = Runtime.runCallback(Runtime.make({ context, runtimeFlags, fiberRefs: FiberRefs.empty() }))
+    return (effect, options) => run(effect, options === undefined ? { updateRefs } : { ...options, updateRefs })
+  })
 
 /** `http://host:port` of the local end of a connection. */
 const localOriginOf = (socket: { readonly localAddress?: string | undefined; readonly localPort?: number | undefined }) =>
@@ -196,7 +216,7 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
   Effect.gen(function*() {
     const { handle, reject } = yield* RequestHandler.makeHandlers(options)
     const { deferCommit } = yield* Durability.Durability
-    const runCallback = Runtime.runCallback(yield* childRuntime<Requirements>())
+    const runCallback = yield* childRunCallback<Requirements>()
     const writes = makeResponseWrites()
     /** Writes the response once what the request wrote is durable; a 503 if that commit failed. */
     const answer = (to: Http.ServerResponse) => (exit: Exit.Exit<HttpExchange.Response, StoreError.StoreError>) => {

@@ -2,7 +2,7 @@ import { AccessConfig, AnimalStore, ApiKeyAuth } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, FiberId, FiberRef, FiberRefs, HashMap, Layer, Logger, Option, Redacted } from "effect"
 import type * as Http from "node:http"
 import { Readable } from "node:stream"
 import * as HttpAdapter from "../src/HttpAdapter.js"
@@ -155,5 +155,59 @@ describe("the Node listeners write the responses of a turn together", () => {
         { status: 401, ended: true },
         { status: 401, ended: true }
       ])
+    }))
+})
+
+describe("a request's fiber starts with the references of the fiber that made the listeners", () => {
+  /** A reference each fork adds one to: the runtime's references change when forked. */
+  const forks = FiberRef.unsafeMake(0, { fork: (n) => n + 1 })
+  /** A reference kept as it is on fork. */
+  const kept = FiberRef.unsafeMake("default")
+
+  /** What the access line of each request saw: its annotations, both references, and its fiber. */
+  const seenBy = (setUp: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
+    Effect.gen(function*() {
+      const seen: Array<{ annotation: unknown; kept: string; forks: number; fiber: string }> = []
+      const capture = Logger.make(({ annotations, context, fiberId }) => {
+        seen.push({
+          annotation: Option.getOrUndefined(HashMap.get(annotations, "host")),
+          kept: FiberRefs.getOrDefault(context, kept),
+          forks: FiberRefs.getOrDefault(context, forks),
+          fiber: FiberId.threadName(fiberId)
+        })
+      })
+      const services = yield* servicesOn(MemoryStore.layer)
+      const listeners = yield* HttpAdapter.makeNodeListeners({ accessLog: true }).pipe(
+        Effect.provide(services),
+        setUp,
+        Effect.annotateLogs("host", "embedding"),
+        Effect.locally(kept, "set by the host"),
+        Effect.provide(Logger.replace(Logger.defaultLogger, capture))
+      )
+      const exchanges = [exchange(), exchange()]
+      for (const { request, response } of exchanges) listeners.request(request, response)
+      yield* nextTurn
+      expect(exchanges.map(({ written }) => written.status)).toEqual([401, 401])
+      return seen
+    })
+
+  it.scoped("when forking changes none of them, as when each fiber forks them", () =>
+    Effect.gen(function*() {
+      const seen = yield* seenBy((effect) => effect)
+      expect(seen.map(({ annotation, forks, kept }) => ({ annotation, forks, kept }))).toEqual([
+        { annotation: "embedding", forks: 0, kept: "set by the host" },
+        { annotation: "embedding", forks: 0, kept: "set by the host" }
+      ])
+      expect(new Set(seen.map(({ fiber }) => fiber)).size).toBe(2)
+    }))
+
+  it.scoped("when forking changes one, forked once for the listeners and once more for each request", () =>
+    Effect.gen(function*() {
+      const seen = yield* seenBy((effect) => Effect.locally(effect, forks, 10))
+      expect(seen.map(({ annotation, forks, kept }) => ({ annotation, forks, kept }))).toEqual([
+        { annotation: "embedding", forks: 12, kept: "set by the host" },
+        { annotation: "embedding", forks: 12, kept: "set by the host" }
+      ])
+      expect(new Set(seen.map(({ fiber }) => fiber)).size).toBe(2)
     }))
 })
