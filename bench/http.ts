@@ -5,7 +5,7 @@
  * rules on node:http and better-sqlite3) and the Fastify reference (what a
  * user would pick instead: `fastify-server.ts`), the references compiled to
  * JavaScript and run with plain `node` as a deployed service is, on copies of
- * one filled database and pinned to core 0, under autocannon pinned to core 1; each
+ * one filled database and pinned to core 0, under wrk (`wrk.ts`) pinned to core 1; each
  * server's output goes to a file (ours writes an access line per request),
  * as a server's log would, so nothing reads it on either core. Each
  * round runs every scenario on the three servers back to back, rotating

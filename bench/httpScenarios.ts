@@ -1,7 +1,8 @@
 /**
- * The HTTP scenarios, as requests for autocannon: the same requests go to the
+ * The HTTP scenarios, as requests for wrk (`wrk.ts`): the same requests go to the
  * standalone server and to the floor.
  */
+import type { WrkRequest } from "./wrk.js"
 
 export const httpScenarios = [
   "listPets limit=20",
@@ -67,58 +68,37 @@ export interface LoadResult {
   readonly unexpected: number
 }
 
-interface Request {
-  readonly method: "GET" | "POST"
-  readonly path: string
-  readonly headers: Record<string, string>
-  readonly body?: string
-  readonly setupRequest?: (request: { path: string }) => { path: string }
-}
-
 /** The statuses the status listing goes through, in turn. */
 export const statuses = ["available", "pending", "sold"] as const
 
-/** The autocannon request of a scenario: paths vary per request, in turn through the plan's cursors and ids. */
-export const requestOf = (scenario: HttpScenario, plan: LoadPlan): Request => {
-  let n = 0
+/** The wrk requests of a scenario: paths vary per request, in turn through the plan's cursors and ids. */
+export const requestOf = (scenario: HttpScenario, plan: LoadPlan): WrkRequest => {
   const authorization = { authorization: `Bearer ${plan.key}` }
-  const cursor = () => plan.cursors[n++ % plan.cursors.length]!
   switch (scenario) {
     case "listPets limit=20":
       return {
         method: "GET",
-        path: "/v1/pets?limit=20",
-        headers: authorization,
-        setupRequest: (request) => ({ ...request, path: `/v1/pets?limit=20&cursor=${cursor()}` })
+        paths: plan.cursors.map((cursor) => `/v1/pets?limit=20&cursor=${cursor}`),
+        headers: authorization
       }
     case "listPets status limit=100":
       return {
         method: "GET",
-        path: "/v1/pets?limit=100",
-        headers: authorization,
-        setupRequest: (request) => {
-          const i = n++ % plan.statusCursors.length
-          return {
-            ...request,
-            path: `/v1/pets?status=${statuses[i % statuses.length]}&limit=100&cursor=${plan.statusCursors[i]}`
-          }
-        }
+        paths: plan.statusCursors.map((cursor, i) =>
+          `/v1/pets?status=${statuses[i % statuses.length]}&limit=100&cursor=${cursor}`
+        ),
+        headers: authorization
       }
     case "createPet":
       return {
         method: "POST",
-        path: "/v1/pets",
+        paths: ["/v1/pets"],
         headers: { ...authorization, "content-type": "application/json" },
         body: JSON.stringify({ name: "Bench pet", categoryId: 7, status: "pending" })
       }
     case "getPet":
-      return {
-        method: "GET",
-        path: "/v1/pets/1",
-        headers: authorization,
-        setupRequest: (request) => ({ ...request, path: `/v1/pets/${plan.ids[n++ % plan.ids.length]}` })
-      }
+      return { method: "GET", paths: plan.ids.map((id) => `/v1/pets/${id}`), headers: authorization }
     case "401 (no key)":
-      return { method: "GET", path: "/v1/pets?limit=20", headers: {} }
+      return { method: "GET", paths: ["/v1/pets?limit=20"], headers: {} }
   }
 }

@@ -13,14 +13,14 @@
  * `pnpm bench` runs it (`--only idempotency` alone) with `--json`: the last
  * line is then `{"ratio": <median keyed / plain CPU>, "rounds": [...], ...}`.
  */
-import autocannon from "autocannon"
 import { spawn, spawnSync } from "node:child_process"
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { parseArgs } from "node:util"
 import { cpuSeconds, freePort, serveCommand } from "./serverProcess.js"
+import { requireWrk, runWrk } from "./wrk.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -36,13 +36,7 @@ const root = Path.resolve(import.meta.dirname, "..")
 const pinned = Os.availableParallelism() >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0
 if (pinned) spawnSync("taskset", ["-p", "-c", "1", String(process.pid)])
 
-interface Result {
-  readonly requests: { readonly total: number }
-  readonly duration: number
-  readonly non2xx: number
-  readonly errors: number
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<Result>
+requireWrk()
 
 const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bench-idem-"))
 const key = `ask_live_bench${randomBytes(18).toString("base64url")}`
@@ -68,37 +62,31 @@ await new Promise<void>((resolve) => {
 
 const body = JSON.stringify({ name: "Bench pet", categoryId: 7, status: "pending" })
 const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
-let n = 0
-/** `--keys uuid` (what clients send, as the IETF draft and Stripe advise) or `--keys counter` (`bench-<pid>-<n>`). */
-const keyOf = (i: number) => flags.keys === "counter" ? `bench-${process.pid}-${i}` : randomUUID()
+let runs = 0
+/**
+ * `--keys uuid` (what clients send, as the IETF draft and Stripe advise: a
+ * random UUID per request) or `--keys counter` (`bench-<pid>-<run>-<n>`).
+ */
+const keyOf = () =>
+  flags.keys === "counter"
+    ? { _tag: "Counter" as const, prefix: `bench-${process.pid}-${runs++}-` }
+    : { _tag: "Uuid" as const }
 const run = (keyed: boolean, duration: number) =>
-  (autocannon as unknown as Autocannon)({
-    url: `http://127.0.0.1:${port}`,
-    connections: 64,
-    pipelining: 1,
-    duration,
-    requests: [{
-      method: "POST",
-      path: "/v1/pets",
-      headers,
-      body,
-      ...(keyed
-        ? {
-          setupRequest: (request: { headers: Record<string, string> }) => ({
-            ...request,
-            headers: { ...headers, "idempotency-key": keyOf(n++) }
-          })
-        }
-        : {})
-    }]
+  runWrk(`http://127.0.0.1:${port}`, 64, duration, {
+    method: "POST",
+    paths: ["/v1/pets"],
+    headers,
+    body,
+    uniqueHeader: keyed ? { name: "idempotency-key", value: keyOf() } : undefined
   })
 
 const measure = async (keyed: boolean) => {
   const before = cpuSeconds(server.pid!)
   const result = await run(keyed, seconds)
   const cpu = cpuSeconds(server.pid!) - before
-  if (result.non2xx + result.errors > 0) throw new Error(`unexpected responses: ${JSON.stringify(result)}`)
-  return { rps: result.requests.total / result.duration, cpuMicros: (cpu / result.requests.total) * 1e6 }
+  const unexpected = Object.entries(result.statusCounts).filter(([status]) => status !== "201")
+  if (unexpected.length > 0 || result.errors > 0) throw new Error(`unexpected responses: ${JSON.stringify(result)}`)
+  return { rps: result.requests / result.seconds, cpuMicros: (cpu / result.requests) * 1e6 }
 }
 
 try {

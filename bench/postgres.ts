@@ -3,7 +3,7 @@
  * standalone server process, then against two processes sharing the
  * database (the load split between them), on a throwaway cluster (durable
  * settings: fsync and synchronous_commit on) filled with 100,000 animals.
- * Everything (PostgreSQL, the servers, autocannon) shares this machine's
+ * Everything (PostgreSQL, the servers, wrk) shares this machine's
  * cores: the numbers show where the ceiling is, not a cluster's capacity.
  *
  *   pnpm bench:postgres [--seconds N] [--connections N] [--pets N]
@@ -11,7 +11,6 @@
  * Prints one table and writes bench/results/postgres.json.
  */
 import { ListPetsQuery, Pet } from "@animal-store/core"
-import autocannon from "autocannon"
 import * as ChildProcess from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
@@ -23,6 +22,7 @@ import { random } from "./dataset.js"
 import type { HttpScenario, LoadPlan } from "./httpScenarios.js"
 import { expectedStatus, httpScenarios, requestOf, statuses } from "./httpScenarios.js"
 import { bin as serverBin, cpuSeconds } from "./serverProcess.js"
+import { requireWrk, runWrk } from "./wrk.js"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const bin = Path.join(root, serverBin)
@@ -38,25 +38,8 @@ const warmupSeconds = 2
 /** The secret the servers seal listing cursors with, so the plan's cursors are theirs. */
 const cursorSecret = randomBytes(32).toString("hex")
 
-interface Histogram {
-  readonly p50: number
-  readonly p99: number
-}
-interface Result {
-  readonly requests: { readonly total: number }
-  readonly latency: Histogram
-  readonly duration: number
-  readonly errors: number
-  readonly statusCodeStats: Record<string, { readonly count: number }>
-}
 const fire = (url: string, scenario: HttpScenario, plan: LoadPlan, conns: number, duration: number) =>
-  (autocannon as unknown as (options: Record<string, unknown>) => Promise<Result>)({
-    url,
-    connections: conns,
-    pipelining: 1,
-    duration,
-    requests: [requestOf(scenario, plan)]
-  })
+  runWrk(url, conns, duration, requestOf(scenario, plan))
 
 const startServer = (store: string, key: string) =>
   new Promise<ChildProcess.ChildProcess & { origin: string }>((resolve, reject) => {
@@ -83,6 +66,7 @@ const startServer = (store: string, key: string) =>
     child.on("close", () => reject(new Error(`serve exited: ${output}`)))
   })
 
+requireWrk()
 if (!Fs.existsSync(bin)) throw new Error(`${bin} is missing: run pnpm build first`)
 const cluster = await PgCluster.start({ fsync: "on", synchronous_commit: "on", full_page_writes: "on", shared_buffers: "128MB" })
 const rows: Array<Record<string, unknown>> = []
@@ -124,20 +108,20 @@ try {
         const cpuBefore = servers.map((server) => cpuSeconds(server.pid!))
         const results = await Promise.all(servers.map((server) => fire(server.origin, scenario, plan, per, seconds)))
         const cpu = servers.reduce((sum, server, i) => sum + cpuSeconds(server.pid!) - cpuBefore[i]!, 0)
-        const total = results.reduce((sum, result) => sum + result.requests.total, 0)
+        const total = results.reduce((sum, result) => sum + result.requests, 0)
         const unexpected = results.reduce(
           (sum, result) =>
-            sum + result.errors + Object.entries(result.statusCodeStats)
+            sum + result.errors + Object.entries(result.statusCounts)
               .filter(([status]) => Number(status) !== expectedStatus[scenario])
-              .reduce((s, [, { count }]) => s + Number(count), 0),
+              .reduce((s, [, count]) => s + count, 0),
           0
         )
         rows.push({
           processes,
           scenario,
           requestsPerSecond: Math.round(total / seconds),
-          latencyP50Ms: Math.max(...results.map((result) => result.latency.p50)),
-          latencyP99Ms: Math.max(...results.map((result) => result.latency.p99)),
+          latencyP50Ms: Math.max(...results.map((result) => result.latencyP50Ms)),
+          latencyP99Ms: Math.max(...results.map((result) => result.latencyP99Ms)),
           serverCpuMicrosPerRequest: Math.round((cpu / total) * 1e6),
           unexpected
         })

@@ -8,7 +8,7 @@
  * - HTTP on loopback: the standalone server (SQLite store, 1,000,000 pets, an
  *   enterprise key that never trips) beside `floor-server.ts` (node:http +
  *   better-sqlite3, same routes and rules), the same four operations and the
- *   401 path, 64 connections, servers on core 0 and autocannon on core 1,
+ *   401 path, 64 connections, servers on core 0 and wrk on core 1,
  *   in rounds (each scenario on both servers back to back; the ratio is the
  *   median of the rounds'): req/s, p50, p99, and the server's peak RSS.
  * - Idempotency-Key: the server's CPU per createPet with a new key against
