@@ -13,7 +13,7 @@
  * server runs as often before as after each other (what ran just before on
  * core 0 can favor a run); a scenario's ratios (throughput and p99) are the
  * medians of its rounds' ratios (the machine's noise moves the servers of a
- * round alike). Many short rounds (`run.ts`: 9 of 1 s) follow that noise
+ * round alike). Many short rounds (`run.ts`: 15 of 1 s) follow that noise
  * better than a few long ones: on this machine a server's speed drifts by a
  * third within seconds. Peak RSS is each server's `VmHWM` at the end.
  */

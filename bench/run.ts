@@ -17,7 +17,7 @@
  * One table on stdout (progress on stderr), everything in
  * `bench/results/latest.json`.
  *
- *   pnpm bench [--only inprocess|http|idempotency] [--seconds 1] [--rounds 9] [--warmup 2] [--sizes 10000,1000000]
+ *   pnpm bench [--only inprocess|http|idempotency] [--seconds 1] [--rounds 15] [--warmup 2] [--sizes 10000,1000000]
  *              [--http-pets 1000000] [--out bench/results/latest.json] [--check]
  *
  * `--check` exits 1 when a target is missed.
@@ -42,7 +42,7 @@ const { values: flags } = parseArgs({
   options: {
     only: { type: "string" },
     seconds: { type: "string", default: "1" },
-    rounds: { type: "string", default: "9" },
+    rounds: { type: "string", default: "15" },
     warmup: { type: "string", default: "2" },
     sizes: { type: "string", default: "10000,1000000" },
     "http-pets": { type: "string", default: "1000000" },
