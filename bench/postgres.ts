@@ -120,8 +120,8 @@ try {
           processes,
           scenario,
           requestsPerSecond: Math.round(total / seconds),
-          latencyP50Ms: Math.max(...results.map((result) => result.latencyP50Ms)),
-          latencyP99Ms: Math.max(...results.map((result) => result.latencyP99Ms)),
+          latencyP50Ms: Math.round(Math.max(...results.map((result) => result.latencyP50Ms))),
+          latencyP99Ms: Math.round(Math.max(...results.map((result) => result.latencyP99Ms))),
           serverCpuMicrosPerRequest: Math.round((cpu / total) * 1e6),
           unexpected
         })
