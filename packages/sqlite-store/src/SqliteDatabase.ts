@@ -80,6 +80,17 @@ export interface Options {
 export type Parameter = string | number | bigint | Uint8Array | null
 
 /**
+ * What `Connection.run` tells of a statement.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface RunResult {
+  readonly changes: number
+  readonly lastInsertRowid: number | bigint
+}
+
+/**
  * The connection as `use` lends it: synchronous. Statements are prepared on
  * first use and kept, by text, for the life of the connection: pass constant
  * SQL texts with `?` parameters.
@@ -99,8 +110,11 @@ export interface Connection {
     sql: string,
     ...params: ReadonlyArray<Parameter>
   ) => Row | undefined
-  /** Runs a statement, ignoring what it returns. */
-  readonly run: (sql: string, ...params: ReadonlyArray<Parameter>) => void
+  /**
+   * Runs a statement that returns no rows: how many rows it changed, and the
+   * rowid of the last row inserted on the connection.
+   */
+  readonly run: (sql: string, ...params: ReadonlyArray<Parameter>) => RunResult
   /**
    * Runs `f` in a `BEGIN IMMEDIATE` transaction (a savepoint inside an open
    * transaction): committed when `f` returns, rolled back when it throws. The
@@ -219,9 +233,7 @@ const makeConnection = (
       preparedRaw(sql).all(...params) as Array<Row>,
     firstValues: <Row extends ReadonlyArray<unknown>>(sql: string, ...params: ReadonlyArray<Parameter>) =>
       preparedRaw(sql).get(...params) as Row | undefined,
-    run: (sql, ...params) => {
-      prepared(sql).run(...params)
-    },
+    run: (sql, ...params) => prepared(sql).run(...params),
     immediate: <A>(f: () => A) => inTransaction(f) as A,
     afterCommit: turns.afterCommit,
     atTurnEnd: turns.atTurnEnd

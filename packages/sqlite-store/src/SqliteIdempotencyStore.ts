@@ -38,7 +38,7 @@ import { IdempotencyStore } from "@animal-store/core"
 import { Clock, Effect, Layer } from "effect"
 import type { PetRow } from "./internal/petRow.js"
 import { toPet } from "./internal/petRow.js"
-import { insertSql } from "./internal/petSql.js"
+import { insertPet } from "./internal/petSql.js"
 import * as SqliteDatabase from "./SqliteDatabase.js"
 
 /**
@@ -231,7 +231,7 @@ export const make: Effect.Effect<
         if (found !== undefined) connection.run(deleteSql, found.petId)
         purger.purgeSome(connection, now, purgePerCreate)
         keys.forgetExpired(now, forgetPerCreate)
-        const created = toPet(connection.firstValues<PetRow>(insertSql, pet.name, pet.categoryId, pet.status)!)
+        const created = insertPet(connection, pet)
         connection.run(insertRecordSql, created.id, scope, key, decision.fingerprint, decision.expiresAt)
         purger.appended(decision.expiresAt)
         const appended = keys.appended(scope, key, created.id, decision.expiresAt)

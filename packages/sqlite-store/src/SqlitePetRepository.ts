@@ -19,7 +19,7 @@ import { PetRepository } from "@animal-store/core"
 import { Effect, Exit, Layer, Option } from "effect"
 import type { PetRow } from "./internal/petRow.js"
 import { toPet } from "./internal/petRow.js"
-import { findByIdSql, insertSql, listStatement } from "./internal/petSql.js"
+import { findByIdSql, insertPet, listStatement } from "./internal/petSql.js"
 import * as SqliteDatabase from "./SqliteDatabase.js"
 
 /**
@@ -63,7 +63,7 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Sqli
       insert: (pet) =>
         database.batched(
           "Storing an animal",
-          (connection) => toPet(connection.firstValues<PetRow>(insertSql, pet.name, pet.categoryId, pet.status)!)
+          (connection) => insertPet(connection, pet)
         ),
       findById: (id) => found.get(id) ?? read(id),
       list: ({ afterId = 0, limit, status }) =>

@@ -28,7 +28,9 @@ const insertAnimal = (database: SqliteDatabase.SqliteDatabase, name: string) =>
 
 /** A group-committed write that SQLite refuses, so its turn is rolled back. */
 const writeNowhere = (database: SqliteDatabase.SqliteDatabase) =>
-  database.batched("Writing nowhere", (connection) => connection.run("INSERT INTO no_such_table VALUES (1)"))
+  database.batched("Writing nowhere", (connection) => {
+    connection.run("INSERT INTO no_such_table VALUES (1)")
+  })
 
 /** The `StoreError` opening `options` fails with. */
 const openError = (options: SqliteStore.Options) =>
@@ -407,8 +409,9 @@ describe("SqliteStore", () => {
       const handedOver: Array<Exit.Exit<void, unknown>> = []
       yield* Effect.sync(() =>
         Effect.runSync(database.durability.deferCommit(
-          database.batched("Storing an animal", (connection) =>
-            connection.run("INSERT INTO pets (name, category_id, status) VALUES ('a', 1, 'available')")),
+          database.batched("Storing an animal", (connection) => {
+            connection.run("INSERT INTO pets (name, category_id, status) VALUES ('a', 1, 'available')")
+          }),
           (exit) => handedOver.push(exit)
         ))
       )

@@ -3,17 +3,34 @@
  * `Pet` in the order its rows are read: id, name, category id, status.
  */
 import type { Pet } from "@animal-store/core"
-import { ListPetsQuery } from "@animal-store/core"
+import { ListPetsQuery, StoreRows } from "@animal-store/core"
+import type * as SqliteDatabase from "../SqliteDatabase.js"
 
 const columns = "id, name, category_id, status"
 
 /**
- * Stores an animal under the next id and returns its row. Parameters: name,
- * category id, status.
+ * Stores an animal under the next id. Parameters: name, category id, status.
+ * Without `RETURNING`, which collects the rows it returns in a temporary
+ * table made for each run: the stored row is the values bound (STRICT types
+ * and CHECK constraints take a valid `Pet`'s as they are) under the rowid
+ * the insert reports (`insertPet`).
  *
  * @internal
  */
-export const insertSql = `INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING ${columns}`
+export const insertSql = "INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)"
+
+/**
+ * Stores `pet` under the next id (`insertSql`); the animal as stored.
+ *
+ * @internal
+ */
+export const insertPet = (connection: SqliteDatabase.Connection, pet: Pet.NewPet): Pet.Pet =>
+  StoreRows.pet(
+    Number(connection.run(insertSql, pet.name, pet.categoryId, pet.status).lastInsertRowid),
+    pet.name,
+    pet.categoryId,
+    pet.status
+  )
 
 /**
  * The animal with an id. Parameter: id.
