@@ -26,6 +26,7 @@ import * as Path from "node:path"
 import type * as BetterSqlite3 from "./internal/betterSqlite3.js"
 import { isBusy, isSqliteError, open } from "./internal/betterSqlite3.js"
 import { fromCause } from "./internal/storeError.js"
+import * as WalCheckpointer from "./internal/walCheckpointer.js"
 import * as WalFlusher from "./internal/walFlusher.js"
 
 /**
@@ -466,12 +467,14 @@ const makeTurns = (db: BetterSqlite3.Database, onCommit: () => void) => {
 type Turns = ReturnType<typeof makeTurns>
 
 /**
- * WAL frames between automatic checkpoints (SQLite's default is 1,000). A
- * checkpoint copies each page once however often it was rewritten since the
- * last, and syncs: four times fewer checkpoints write fewer pages per
- * request (a keyed create dirties a page of the key index that few others
- * share) and block the event loop on `fsync` four times less often, for a WAL
- * file of up to about 16 MB (`node --import tsx bench/idempotency.ts`).
+ * WAL frames between automatic checkpoints (SQLite's default is 1,000): the
+ * fallback of the store's checkpointer, which checkpoints the WAL off the
+ * event loop (a worker thread) at most once a second while commits come.
+ * Should it not run or fall behind, the connection checkpoints itself in the
+ * `COMMIT` that crosses this many frames; four times fewer than SQLite's
+ * default write fewer pages per request (a keyed create dirties a page of the
+ * key index that few others share) and block the event loop on `fsync` four
+ * times less often, for a WAL file of up to about 16 MB.
  *
  * @since 1.0.0
  * @category constants
@@ -527,7 +530,17 @@ export const make = (options: Options): Effect.Effect<SqliteDatabase, StoreError
         Effect.sync(() => WalFlusher.start(`${Path.resolve(filename)}-wal`)),
         (flusher) => Effect.sync(flusher.stop)
       )
-    const turns = makeTurns(db, flusher === undefined ? () => {} : flusher.written)
+    // The WAL is checkpointed off the event loop, so that no commit waits for a checkpoint.
+    const checkpointer = filename === ":memory:"
+      ? undefined
+      : yield* Effect.acquireRelease(
+        Effect.sync(() => WalCheckpointer.start(Path.resolve(filename), synchronous)),
+        (checkpointer) => Effect.promise(checkpointer.stop)
+      )
+    const turns = makeTurns(db, () => {
+      flusher?.written()
+      checkpointer?.written()
+    })
     yield* Effect.addFinalizer(() => Effect.sync(turns.end))
     // A `SqlClient` query or transaction first commits the turn's transaction.
     const withoutTurn = Effect.sync(() => {

@@ -34,7 +34,12 @@ interface Module {
   readonly SqliteError: new(...args: ReadonlyArray<never>) => Error
 }
 
-const BetterSqlite3 = createRequire(import.meta.url)("better-sqlite3") as Module
+const require = createRequire(import.meta.url)
+
+/** Where better-sqlite3 is, for a worker thread to load the same one. @internal */
+export const driverPath: string = require.resolve("better-sqlite3")
+
+const BetterSqlite3 = require(driverPath) as Module
 
 /** @internal */
 export const open = (filename: string, busyTimeout = 5_000): Database =>

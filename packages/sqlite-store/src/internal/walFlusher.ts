@@ -3,10 +3,10 @@
  *
  * With `synchronous = NORMAL` a commit is not flushed (it is in the
  * operating system's file cache, which survives `kill -9`); SQLite flushes
- * the whole WAL when it next checkpoints, inside the `COMMIT` that crosses
- * `walAutocheckpointPages`, on the event loop: with 4,000 frames (16 MB)
- * written since the last one, that flush alone took about 55 ms here, and
- * every request waited for it. `fdatasync` of the file every
+ * the whole WAL when it next checkpoints (the checkpointer's worker thread,
+ * or, as a fallback, inside the `COMMIT` that crosses `walAutocheckpointPages`,
+ * on the event loop): with 4,000 frames (16 MB) written since the last one,
+ * that flush alone took about 55 ms here. `fdatasync` of the file every
  * `flushIntervalMillis`, in libuv's thread pool, leaves the checkpoint only
  * the frames of the last interval to flush. It adds no write (the frames go
  * to the disk at the checkpoint anyway) and makes no commit less durable.
