@@ -19,6 +19,7 @@
 import { Worker } from "node:worker_threads"
 import type { Synchronous } from "../SqliteDatabase.js"
 import { driverPath } from "./betterSqlite3.js"
+import * as WhileWritten from "./whileWritten.js"
 
 /** How often, at most, the WAL is checkpointed while commits come. */
 export const checkpointIntervalMillis = 1_000
@@ -79,12 +80,10 @@ export const start = (
   // A worker that fails is gone: the store's own automatic checkpoint remains.
   worker.on("error", () => {})
   let stopped = false
-  let dirty = false
   let running: Promise<CheckpointResult> | undefined
   const checkpoint = (): Promise<CheckpointResult> => {
     if (stopped) return Promise.reject(new Error("The checkpointer is stopped"))
     if (running !== undefined) return running
-    dirty = false
     running = new Promise<CheckpointResult>((resolve, reject) => {
       const onExit = () => reject(new Error("The checkpointer's worker ended"))
       worker.once("exit", onExit)
@@ -99,19 +98,18 @@ export const start = (
     })
     return running
   }
-  const timer = setInterval(() => {
-    if (dirty && running === undefined) checkpoint().catch(() => {})
-  }, intervalMillis)
-  timer.unref()
+  const schedule = WhileWritten.start(intervalMillis, () => {
+    if (running !== undefined) return false
+    checkpoint().catch(() => {})
+    return true
+  })
   return {
-    written: () => {
-      dirty = true
-    },
+    written: schedule.written,
     checkpoint,
     stop: () => {
       if (!stopped) {
         stopped = true
-        clearInterval(timer)
+        schedule.stop()
         // Kept alive until it has closed its connection, as a process exits with nothing else left to do.
         worker.ref()
         worker.postMessage(null)

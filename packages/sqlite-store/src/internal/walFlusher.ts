@@ -14,6 +14,7 @@
  * @internal
  */
 import * as Fs from "node:fs"
+import * as WhileWritten from "./whileWritten.js"
 
 /** How often the WAL is flushed. */
 export const flushIntervalMillis = 100
@@ -39,43 +40,44 @@ export const start = (walPath: string, intervalMillis: number = flushIntervalMil
   let fd: number | undefined
   let running = false
   let stopped = false
-  let dirty = false
   const close = () => {
     if (fd === undefined) return
     const open = fd
     fd = undefined
     Fs.closeSync(open)
   }
-  const flush = (done?: () => void): void => {
-    if (stopped || running) return done?.()
+  /** Starts a flush, `done` called when it has ended; `false`, calling `done` at once, when none can start. */
+  const started = (done?: () => void): boolean => {
+    if (stopped || running) {
+      done?.()
+      return false
+    }
     if (fd === undefined) {
       try {
         fd = Fs.openSync(walPath, "r")
       } catch {
-        return done?.()
+        done?.()
+        return false
       }
     }
     running = true
-    dirty = false
     Fs.fdatasync(fd, () => {
       running = false
       if (stopped) close()
       done?.()
     })
+    return true
   }
-  const timer = setInterval(() => {
-    if (dirty) flush()
-  }, intervalMillis)
-  timer.unref()
+  const schedule = WhileWritten.start(intervalMillis, () => started())
   return {
-    written: () => {
-      dirty = true
+    written: schedule.written,
+    flush: (done) => {
+      started(done)
     },
-    flush,
     stop: () => {
       if (stopped) return
       stopped = true
-      clearInterval(timer)
+      schedule.stop()
       if (!running) close()
     },
     isOpen: () => fd !== undefined
