@@ -11,7 +11,7 @@
  *
  * @since 1.0.0
  */
-import { Clock, Context, Effect, Exit, Layer, Option } from "effect"
+import { Context, Effect, Exit, Layer, Option } from "effect"
 import type { IdempotencyKeyInUse, IdempotencyKeyReused, InvalidRequest, PetNotFound } from "./ApiError.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Immediate from "./Immediate.js"
@@ -131,13 +131,13 @@ const fromStoreOutcome = (
 ): Effect.Effect<CreatePetOutcome, IdempotencyKeyReused | IdempotencyKeyInUse> => {
   switch (outcome._tag) {
     case "Created":
-      return Effect.succeed({ pet: outcome.pet, replayed: false })
+      return Exit.succeed({ pet: outcome.pet, replayed: false })
     case "Replayed":
-      return Effect.succeed({ pet: outcome.pet, replayed: true })
+      return Exit.succeed({ pet: outcome.pet, replayed: true })
     case "Reused":
-      return Effect.fail(ExpectedErrors.idempotencyKeyReused())
+      return Exit.fail(ExpectedErrors.idempotencyKeyReused())
     case "InUse":
-      return Effect.fail(ExpectedErrors.idempotencyKeyInUse())
+      return Exit.fail(ExpectedErrors.idempotencyKeyInUse())
   }
 }
 
@@ -147,6 +147,8 @@ const created = (pet: Pet): CreatePetOutcome => ({ pet, replayed: false })
  * Builds the operations on a `PetRepository`. Keyed `createPet` calls use the
  * `IdempotencyStore` of the context (every store's layer provides one, and
  * `AnimalStore.layer` requires it); without one, a keyed call is a defect.
+ * A keyed call reads the time from the `Clock` of the fiber that built the
+ * operations (a `TestClock` in tests), as `PlanRateLimiter` does.
  *
  * @since 1.0.0
  * @category constructors
@@ -154,6 +156,7 @@ const created = (pet: Pet): CreatePetOutcome => ({ pet, replayed: false })
 export const make: Effect.Effect<PetOperationsService, never, PetRepository> = Effect.gen(function*() {
   const repository = yield* PetRepository
   const idempotency = yield* Effect.serviceOption(IdempotencyStore)
+  const clock = yield* Effect.clock
 
   /** A keyed create: the key is validated before the store is reached, so a refusal leaves no record. */
   const createKeyed = (pet: NewPet, options: CreatePetOptions & { readonly idempotencyKey: string }) => {
@@ -161,19 +164,17 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
     if (Option.isNone(idempotency)) {
       return Effect.dieMessage("createPet with an idempotency key needs an IdempotencyStore in the context")
     }
-    const store = idempotency.value
-    const fingerprint = Idempotency.fingerprint("body" in options ? options.body : pet)
-    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.flatMap(
-        store.createPet({
-          scope: options.idempotencyScope ?? "",
-          key: options.idempotencyKey,
-          pet,
-          now,
-          decide: Idempotency.decide(fingerprint, now)
-        }),
-        fromStoreOutcome
-      ))
+    const now = clock.unsafeCurrentTimeMillis()
+    return Immediate.flatMap(
+      idempotency.value.createPet({
+        scope: options.idempotencyScope ?? "",
+        key: options.idempotencyKey,
+        pet,
+        now,
+        decide: Idempotency.decide(Idempotency.fingerprint("body" in options ? options.body : pet), now)
+      }),
+      fromStoreOutcome
+    )
   }
 
   const cursors = yield* makeCursors

@@ -241,6 +241,37 @@ describe("Idempotency.canonicalJson, on arrays and absent members", () => {
     expect(Idempotency.canonicalJson(undefined)).toBe("null")
   })
 
+  // The text as first defined (and stored in every record since): JSON.stringify
+  // of each scalar, members sorted with Array.prototype.sort.
+  const referenceText = (value: unknown): string => {
+    if (Array.isArray(value)) return `[${value.map((element) => referenceText(element ?? null)).join(",")}]`
+    if (value !== null && typeof value === "object") {
+      const record = value as Record<string, unknown>
+      return `{${
+        Object.keys(record).sort().filter((name) => record[name] !== undefined)
+          .map((name) => `${JSON.stringify(name)}:${referenceText(record[name])}`).join(",")
+      }}`
+    }
+    return JSON.stringify(value) ?? "null"
+  }
+  const anyCodeUnits = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 12 })
+    .map((codes) => String.fromCharCode(...codes))
+  const scalar = fc.oneof(anyCodeUnits, fc.double(), fc.integer(), fc.boolean(), fc.constant(null))
+
+  it.prop(
+    "the canonical text is JSON.stringify's, members sorted by code units, whatever the strings and numbers",
+    {
+      value: fc.oneof(
+        fc.jsonValue(),
+        scalar,
+        fc.dictionary(anyCodeUnits, fc.oneof(scalar, fc.array(scalar, { maxLength: 4 })), { maxKeys: 20 })
+      )
+    },
+    ({ value }) => {
+      expect(Idempotency.canonicalJson(value)).toBe(referenceText(value))
+    }
+  )
+
   it.prop("a fingerprint is the SHA-256 of the canonical text, in base64url", { value: fc.jsonValue() }, ({ value }) => {
     expect(Idempotency.fingerprint(value)).toBe(
       createHash("sha256").update(Idempotency.canonicalJson(value), "utf8").digest("base64url")

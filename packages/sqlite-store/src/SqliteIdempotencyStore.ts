@@ -15,12 +15,14 @@
  * memory (version 8 dropped the index of keys in the file, whose entry at a
  * random place dirtied a page per keyed create): inside the write
  * transaction, the process reads the records appended since the last one it
- * read (normally none), then checks the row its entry points to (scope and
- * key), so a record purged, replaced or rolled back is no record. One record
- * per scope and key is what the locked read-then-insert keeps. The index
- * holds one entry per live record of the file (about 250 bytes for a 36-character key; the
- * expired ones are forgotten a few per create), and is read whole once, when
- * the store opens (the layer is built).
+ * read (normally none, and only in the first call of a transaction), then
+ * checks the rows its entries point to (scope and key), so a record purged,
+ * replaced or rolled back is no record. One record per scope and key is what
+ * the locked read-then-insert keeps. The index holds one entry per live
+ * record of the file, a hash and an id in typed arrays (40 to 80 bytes,
+ * whatever the key's length, outside the JS heap; the expired ones are
+ * forgotten a few per create), and is read whole once, when the store opens
+ * (the layer is built).
  *
  * Records are appended in creation order, which is
  * expiry order (every record lives 24 hours), so purging deletes from the
@@ -38,6 +40,7 @@ import { IdempotencyStore } from "@animal-store/core"
 import { Clock, Effect, Layer } from "effect"
 import type { PetRow } from "./internal/petRow.js"
 import { toPet } from "./internal/petRow.js"
+import * as KeyIndex from "./internal/keyIndex.js"
 import { insertPet } from "./internal/petSql.js"
 import * as SqliteDatabase from "./SqliteDatabase.js"
 
@@ -73,29 +76,35 @@ const deleteSql = `DELETE FROM idempotency_keys WHERE pet_id = ?`
 const forgetPerCreate = 4
 
 /**
- * This process's index of the keys: the newest record of each `(scope, key)`
- * it has read, by the record's animal id, in the order they were appended.
+ * This process's index of the keys (`internal/keyIndex`): the records it
+ * has read, by their animal id, in the order they were appended.
  * Records are appended in commit order (an animal's id only grows, and its
  * record is written in the same transaction), so the records another process
  * committed are those after the last one read: `catchUp`, run inside the
  * write transaction, reads them (normally none, one seek of the primary
- * key). An entry is a hint, checked against the row it points to: a record
- * purged, replaced or rolled back is no record.
+ * key). An entry is a candidate, checked against the row it points to: a
+ * record purged, replaced or rolled back is no record, nor is another key's
+ * of the same hash.
  *
  * `committed` is the last record known committed: it only moves once the
  * transaction that read up to it has committed (`settle`, called by
  * `Connection.afterCommit`), so records of a
  * transaction that rolled back are read again, as another process may have
- * appended other records under the same ids since. Within one synchronous
- * run of calls of the turn's transaction (until the next microtask),
- * `reading` spares the calls after the first the records the first already
- * read.
+ * appended other records under the same ids since. `reading` is the last
+ * record visible to the open write transaction: the first call of a
+ * transaction catches up, and the calls after it read nothing, as the
+ * transaction holds the write lock (no other connection appends) and each
+ * call adds what it appends (`appended`). It is forgotten when the
+ * transaction ends, committed or rolled back (`Connection.atTurnEnd`; inside
+ * a host's `SqlClient` transaction, at the next microtask).
  */
 const makeKeyIndex = () => {
-  const entries = new Map<string, { readonly petId: number; readonly expiresAt: number }>()
+  const index = KeyIndex.make()
   let committed = 0
   let reading: number | undefined
-  const entryOf = (scope: string, key: string) => `${scope}\u0000${key}`
+  const endReading = () => {
+    reading = undefined
+  }
   return {
     /**
      * Reads the records of the file, outside a transaction (what it reads is
@@ -103,35 +112,31 @@ const makeKeyIndex = () => {
      */
     load: (connection: SqliteDatabase.Connection, now: number): void => {
       for (const [petId, scope, key, expiresAt] of connection.values<readonly [number, string, string, number]>(appendedSql, committed)) {
-        if (expiresAt > now) entries.set(entryOf(scope, key), { petId, expiresAt })
+        if (expiresAt > now) index.add(scope, key, petId, expiresAt)
         committed = petId
       }
     },
-    /** Reads the records appended since the last one read; inside the write transaction. Answers the last one. */
+    /**
+     * Reads the records appended since the last one read, once per write
+     * transaction (inside it). Answers the last record it sees.
+     */
     catchUp: (connection: SqliteDatabase.Connection): number => {
-      if (reading === undefined) {
-        reading = committed
-        queueMicrotask(() => {
-          reading = undefined
-        })
-      }
+      if (reading !== undefined) return reading
+      reading = committed
+      if (!connection.atTurnEnd("Reading the idempotency keys", endReading, endReading)) queueMicrotask(endReading)
       const rows = connection.values<readonly [petId: number, scope: string, key: string, expiresAt: number]>(
         appendedSql,
         reading
       )
       for (const [petId, scope, key, expiresAt] of rows) {
-        const name = entryOf(scope, key)
-        entries.delete(name) // so the map stays in append order
-        entries.set(name, { petId, expiresAt })
+        index.add(scope, key, petId, expiresAt)
         reading = petId
       }
       return reading
     },
     /** Adds the record this transaction just appended (its last): the calls after it need not read it. */
     appended: (scope: string, key: string, petId: number, expiresAt: number): number => {
-      const name = entryOf(scope, key)
-      entries.delete(name)
-      entries.set(name, { petId, expiresAt })
+      index.add(scope, key, petId, expiresAt)
       reading = petId
       return petId
     },
@@ -139,16 +144,8 @@ const makeKeyIndex = () => {
     settle: (petId: number): void => {
       if (petId > committed) committed = petId
     },
-    find: (scope: string, key: string): number | undefined => entries.get(entryOf(scope, key))?.petId,
-    /** Forgets at most `limit` keys whose record has expired, the earliest first. */
-    forgetExpired: (now: number, limit: number): void => {
-      let forgotten = 0
-      for (const [name, entry] of entries) {
-        if (forgotten >= limit || entry.expiresAt > now) return
-        entries.delete(name)
-        forgotten++
-      }
-    }
+    find: index.find,
+    forgetExpired: index.forgetExpired
   }
 }
 
@@ -202,21 +199,20 @@ export const make: Effect.Effect<
   const keys = makeKeyIndex()
   const now = yield* Clock.currentTimeMillis
   yield* database.use("Reading the idempotency keys", (connection) => keys.load(connection, now))
-  /** The record of `(scope, key)`, if its entry points to a row of that scope and key. */
+  /** The record of `(scope, key)`: the row of a candidate of the index that is of that scope and key. */
   const recordOf = (
     connection: SqliteDatabase.Connection,
     scope: string,
     key: string
-  ): { readonly petId: number; readonly record: IdempotencyStore.IdempotencyRecord } | undefined => {
-    const petId = keys.find(scope, key)
-    if (petId === undefined) return undefined
-    const row = connection.firstValues<RecordRow>(selectSql, petId)
-    if (row === undefined || row[0] !== scope || row[1] !== key) return undefined
-    return {
-      petId,
-      record: { _tag: "Completed", fingerprint: row[2], expiresAt: row[3], pet: toPet([row[4], row[5], row[6], row[7]] as PetRow) }
-    }
-  }
+  ): { readonly petId: number; readonly record: IdempotencyStore.IdempotencyRecord } | undefined =>
+    keys.find(scope, key, (petId) => {
+      const row = connection.firstValues<RecordRow>(selectSql, petId)
+      if (row === undefined || row[0] !== scope || row[1] !== key) return undefined
+      return {
+        petId,
+        record: { _tag: "Completed", fingerprint: row[2], expiresAt: row[3], pet: toPet([row[4], row[5], row[6], row[7]] as PetRow) }
+      }
+    })
   return {
     createPet: ({ decide, key, now, pet, scope }) =>
       database.batched("Creating an animal under an idempotency key", (connection) => {
