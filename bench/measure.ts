@@ -1,15 +1,21 @@
 /**
- * Timing of synchronous operations: several ways of doing the same thing run
+ * Timing of operations: several ways of doing the same thing run
  * in turn, round after round (the machine may be shared: alternating keeps
  * the comparison fair), and each keeps its median round. Time is the CPU time
  * of the process (user + system, garbage collection threads included), which
  * other processes on a busy machine disturb far less than wall time.
  */
 
-/** A way of doing the operation: `run(i)` does it once, with the `i`-th input. */
+/**
+ * A way of doing the operation: `run(i)` does it once, with the `i`-th input.
+ * An operation that ends later (a create under the SQLite store's group
+ * commit ends when its turn commits) answers a promise: the operations of a
+ * batch then run together, as the requests of one turn do, and the batch
+ * ends when all have.
+ */
 export interface Way {
   readonly name: string
-  readonly run: (i: number) => void
+  readonly run: (i: number) => void | Promise<unknown>
 }
 
 export interface Measure {
@@ -23,7 +29,8 @@ export interface Timing {
   readonly roundMs: number
 }
 
-const batch = 32
+/** Operations a batch; a way's `i` of the first of a batch is a multiple of it. */
+export const batch = 32
 
 const median = (values: ReadonlyArray<number>): number => [...values].sort((a, b) => a - b)[values.length >> 1]!
 
@@ -33,12 +40,20 @@ const cpuMs = (): number => {
 }
 
 /** Runs `way` for at least `ms` of CPU time starting at input `from`; the operations done and the CPU time taken. */
-const runFor = (way: Way, ms: number, from: number): { readonly ops: number; readonly ms: number } => {
+const runFor = async (way: Way, ms: number, from: number): Promise<{ readonly ops: number; readonly ms: number }> => {
   let ops = 0
   const start = cpuMs()
   let elapsed = 0
+  const pending: Array<Promise<unknown>> = []
   while (elapsed < ms) {
-    for (let k = 0; k < batch; k++) way.run(from + ops + k)
+    for (let k = 0; k < batch; k++) {
+      const done = way.run(from + ops + k)
+      if (done !== undefined) pending.push(done)
+    }
+    if (pending.length > 0) {
+      await Promise.all(pending)
+      pending.length = 0
+    }
     ops += batch
     elapsed = cpuMs() - start
   }
@@ -46,13 +61,13 @@ const runFor = (way: Way, ms: number, from: number): { readonly ops: number; rea
 }
 
 /** Measures every way, in turn, `rounds` times; the median round of each, by name. */
-export const measure = (ways: ReadonlyArray<Way>, timing: Timing): Record<string, Measure> => {
+export const measure = async (ways: ReadonlyArray<Way>, timing: Timing): Promise<Record<string, Measure>> => {
   const next = new Map(ways.map((way) => [way.name, 0]))
   const rates = new Map<string, Array<number>>(ways.map((way) => [way.name, []]))
-  for (const way of ways) next.set(way.name, runFor(way, timing.warmupMs, 0).ops)
+  for (const way of ways) next.set(way.name, (await runFor(way, timing.warmupMs, 0)).ops)
   for (let round = 0; round < timing.rounds; round++) {
     for (const way of ways) {
-      const { ms, ops } = runFor(way, timing.roundMs, next.get(way.name)!)
+      const { ms, ops } = await runFor(way, timing.roundMs, next.get(way.name)!)
       next.set(way.name, next.get(way.name)! + ops)
       rates.get(way.name)!.push((ops * 1000) / ms)
     }

@@ -5,10 +5,15 @@
 // a dependency; the reference page (3 MB of script) is a chunk loaded on
 // first use. Nothing is bundled at run time.
 import * as esbuild from "esbuild"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const packageRoot = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
+
+// The chunks are named by their hash: the previous build's would stay beside
+// the new ones, and be packed with them.
+Fs.rmSync(Path.join(packageRoot, "dist/cli"), { recursive: true, force: true })
 
 await esbuild.build({
   absWorkingDir: packageRoot,

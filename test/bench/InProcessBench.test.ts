@@ -1,0 +1,44 @@
+/**
+ * The benchmark harness as `pnpm bench` runs it, on the built packages: its
+ * in-process part at a small size (no wrk needed), so a change of the stores
+ * that breaks it (a create that ends with its group commit, a store's own
+ * cursor secret) fails here, not at the next benchmark run. No figure is
+ * asserted: the harness itself checks that each store answers as the raw
+ * better-sqlite3 floor does.
+ */
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+
+const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
+
+describe("pnpm bench (in-process part)", () => {
+  it("runs every scenario on both stores and writes a result for each", () => {
+    const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bench-test-"))
+    try {
+      const out = Path.join(folder, "results.json")
+      const run = ChildProcess.spawnSync(
+        process.execPath,
+        ["--import", "tsx", "bench/run.ts", "--only", "inprocess", "--sizes", "2000", "--out", out],
+        { cwd: root, encoding: "utf8", timeout: 120_000 }
+      )
+      expect(run.status, run.stderr).toBe(0)
+      expect(run.stderr).not.toMatch(/Error/)
+      const results = JSON.parse(Fs.readFileSync(out, "utf8")) as {
+        readonly inProcess: { readonly results: ReadonlyArray<{ readonly operation: string; readonly store: string; readonly ratio: number }> }
+      }
+      const rows = results.inProcess.results.map((row) => `${row.store} ${row.operation}`).sort()
+      expect(rows).toEqual(
+        ["memory", "sqlite"].flatMap((store) =>
+          ["createPet", "getPet", "listPets limit=20", "listPets status limit=100"].map((operation) => `${store} ${operation}`)
+        ).sort()
+      )
+      for (const row of results.inProcess.results) expect(row.ratio).toBeGreaterThan(0)
+    } finally {
+      Fs.rmSync(folder, { recursive: true, force: true })
+    }
+  }, 180_000)
+})
