@@ -35,6 +35,7 @@ import { runSize } from "./inProcess.js"
 import type { Row } from "./report.js"
 import type { IdempotencyResult } from "./report.js"
 import { httpRows, idempotencyRow, inProcessRows, inProcessTarget, table, targets } from "./report.js"
+import { requireWrk } from "./wrk.js"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -82,6 +83,9 @@ if (flags.only === undefined || flags.only === "inprocess") {
     inProcess.push(...results)
   }
 }
+
+// The HTTP and Idempotency-Key parts load the servers with wrk: installed first if it is missing.
+if (flags.only !== "inprocess") requireWrk()
 
 let http: HttpReport | undefined
 if (flags.only === undefined || flags.only === "http") {

@@ -43,12 +43,31 @@ export interface WrkResult {
   readonly errors: number
 }
 
-/** Throws, saying how to install it, when wrk is not on the PATH. */
+const hasWrk = (): boolean => spawnSync("wrk", ["--version"], { encoding: "utf8" }).error === undefined
+
+/** Runs `command` as root (directly, or through `sudo` when it asks for no password); whether it succeeded. */
+const asRoot = (command: ReadonlyArray<string>): boolean => {
+  const root = process.getuid?.() === 0
+  if (!root && spawnSync("sudo", ["-n", "true"]).status !== 0) return false
+  const [file, ...args] = root ? command : ["sudo", "-n", ...command]
+  return spawnSync(file!, args, { stdio: ["ignore", "inherit", "inherit"] }).status === 0
+}
+
+/**
+ * Makes sure wrk is on the PATH: when it is not and Debian's apt-get can be
+ * run as root, installs Debian's `wrk` (as `.ci/run` installs pnpm), else
+ * throws, saying how to install it.
+ */
 export const requireWrk = (): void => {
-  const probe = spawnSync("wrk", ["--version"], { encoding: "utf8" })
-  if (probe.error !== undefined) {
-    throw new Error("The HTTP benchmarks run wrk, which is not on the PATH: install it (Debian: apt-get install wrk)")
+  if (hasWrk()) return
+  if (spawnSync("apt-get", ["--version"]).error === undefined) {
+    console.error("The HTTP benchmarks run wrk, which is not on the PATH: installing Debian's wrk (apt-get install wrk)")
+    const install = ["apt-get", "install", "-y", "--reinstall", "wrk"]
+    if (asRoot(install) || (asRoot(["apt-get", "update"]) && asRoot(install))) {
+      if (hasWrk()) return
+    }
   }
+  throw new Error("The HTTP benchmarks run wrk, which is not on the PATH: install it (Debian: apt-get install wrk)")
 }
 
 /** A Lua string literal of printable ASCII text. */
