@@ -95,13 +95,18 @@ const forgetPerCreate = 4
  * transaction catches up, and the calls after it read nothing, as the
  * transaction holds the write lock (no other connection appends) and each
  * call adds what it appends (`appended`). It is forgotten when the
- * transaction ends, committed or rolled back (`Connection.atTurnEnd`; inside
- * a host's `SqlClient` transaction, at the next microtask).
+ * transaction ends, committed or rolled back (`Connection.atTurnEnd`). Inside
+ * a host's `SqlClient` transaction it is forgotten at the next microtask,
+ * and every call reads the records appended since it.
  */
 const makeKeyIndex = () => {
   const index = KeyIndex.make()
   let committed = 0
   let reading: number | undefined
+  // Whether `reading` lasts as long as the turn's transaction; inside a host's
+  // transaction (which may commit and another begin before the microtask)
+  // every call reads on from it.
+  let readingTurn = false
   const endReading = () => {
     reading = undefined
   }
@@ -121,9 +126,13 @@ const makeKeyIndex = () => {
      * transaction (inside it). Answers the last record it sees.
      */
     catchUp: (connection: SqliteDatabase.Connection): number => {
-      if (reading !== undefined) return reading
-      reading = committed
-      if (!connection.atTurnEnd("Reading the idempotency keys", endReading, endReading)) queueMicrotask(endReading)
+      if (reading === undefined) {
+        reading = committed
+        readingTurn = connection.atTurnEnd("Reading the idempotency keys", endReading, endReading)
+        if (!readingTurn) queueMicrotask(endReading)
+      } else if (readingTurn) {
+        return reading
+      }
       const rows = connection.values<readonly [petId: number, scope: string, key: string, expiresAt: number]>(
         appendedSql,
         reading
