@@ -114,5 +114,11 @@ describe("the in-memory index of idempotency keys", () => {
     expect(found("ab", "c")).toEqual([1])
     expect(found("a", "bc")).toEqual([2])
     expect(found("abc", "")).toEqual([])
+    // The same key in two scopes, looked up right after the other was added.
+    index.add("scope-1", "retry-1", 3, 10)
+    index.add("scope-2", "retry-1", 4, 10)
+    expect(found("scope-1", "retry-1")).toEqual([3])
+    index.add("scope-2", "retry-2", 5, 10)
+    expect(found("scope-1", "retry-2")).toEqual([])
   })
 })

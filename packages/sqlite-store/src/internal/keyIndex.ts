@@ -64,6 +64,18 @@ export const make = (hashOf: Hash = seededHash()): KeyIndex => {
   let queueExpiries = new Float64Array(minCapacity)
   let head = 0
   let queued = 0
+  // A keyed create looks its key up, then adds it: the hash is taken once.
+  let lastScope: string | undefined
+  let lastKey: string | undefined
+  let lastHash = 0
+  const hashFor = (scope: string, key: string): number => {
+    if (scope !== lastScope || key !== lastKey) {
+      lastHash = hashOf(scope, key) >>> 0
+      lastScope = scope
+      lastKey = key
+    }
+    return lastHash
+  }
 
   const place = (hash: number, id: number): void => {
     const mask = ids.length - 1
@@ -125,14 +137,14 @@ export const make = (hashOf: Hash = seededHash()): KeyIndex => {
   return {
     add: (scope, key, petId, expiresAt) => {
       if ((used + 1) * 2 > ids.length) rebuild()
-      const hash = hashOf(scope, key) >>> 0
+      const hash = hashFor(scope, key)
       place(hash, petId)
       live++
       used++
       enqueue(hash, petId, expiresAt)
     },
     find: (scope, key, read) => {
-      const hash = hashOf(scope, key) >>> 0
+      const hash = hashFor(scope, key)
       const mask = ids.length - 1
       for (let slot = hash & mask; ids[slot] !== empty; slot = (slot + 1) & mask) {
         if (ids[slot]! > 0 && hashes[slot] === hash) {
