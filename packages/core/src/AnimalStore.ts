@@ -12,7 +12,6 @@ import * as ApiKeyAuth from "./ApiKeyAuth.js"
 import type { ApiKeyStore } from "./ApiKeyStore.js"
 import type { IdempotencyStore } from "./IdempotencyStore.js"
 import * as DeprecationPolicy from "./DeprecationPolicy.js"
-import * as Durability from "./Durability.js"
 import * as GuardedPetOperations from "./GuardedPetOperations.js"
 import type { CursorSecret, PetPage } from "./ListPetsQuery.js"
 import type { Pet, PetStatus } from "./Pet.js"
@@ -57,13 +56,11 @@ export type Services =
   | ApiKeyAuth.ApiKeyAuth
   | PlanRateLimiter.PlanRateLimiter
   | DeprecationPolicy.DeprecationPolicy
-  | Durability.Durability
 
 /**
  * The services of the store, on top of a store's ports (`StorePorts`; the
  * `IdempotencyStore` and `CursorSecret` are used when present, see
- * `RequiredPorts`) and the access settings. The store's `Durability` (the
- * default when it provides none) is passed on, for the adapters.
+ * `RequiredPorts`) and the access settings.
  *
  * @since 1.0.0
  * @category layers
@@ -74,8 +71,7 @@ export const layer: Layer.Layer<Services, never, RequiredPorts | AccessConfig.Ac
       PetOperations.layer,
       ApiKeyAuth.layer,
       PlanRateLimiter.layer,
-      DeprecationPolicy.layer,
-      Layer.effect(Durability.Durability, Durability.Durability)
+      DeprecationPolicy.layer
     ))
   )
 

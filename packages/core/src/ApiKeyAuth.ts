@@ -8,11 +8,11 @@
  */
 import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { AccessConfig } from "./AccessConfig.js"
-import type { InvalidRequest, Unauthorized, UnauthorizedReason } from "./ApiError.js"
+import type { InvalidRequest, UnauthorizedReason } from "./ApiError.js"
+import { Unauthorized } from "./ApiError.js"
 import { ApiKey, Environment } from "./ApiKey.js"
 import type { Principal } from "./ApiKey.js"
 import { ApiKeyStore } from "./ApiKeyStore.js"
-import * as Immediate from "./Immediate.js"
 import { limitsByPlan, Plan, PlanLimits } from "./Plan.js"
 import type { StoreError } from "./StoreError.js"
 import {
@@ -23,7 +23,6 @@ import {
   generateSecret
 } from "./internal/apiKeySecret.js"
 import { decodeInput, invalidRequest } from "./internal/decode.js"
-import * as ExpectedErrors from "./internal/expectedErrors.js"
 
 /**
  * What to issue: a plan, with limits when it is `enterprise`, and the
@@ -103,7 +102,16 @@ const resolveOptions = (options: IssueOptions, served: Environment): Effect.Effe
       ? invalid("key options", "limits", `are set only for enterprise keys; a ${plan} key has its plan's limits`)
       : Effect.succeed({ plan, limits: limitsByPlan[plan], environment: environment ?? served }))
 
-const unauthorized = (reason: UnauthorizedReason): Effect.Effect<never, Unauthorized> => ExpectedErrors.unauthorized[reason]
+/** The refusals, one per reason: an `Unauthorized` carries nothing of the request. */
+const refusals: { readonly [R in UnauthorizedReason]: Effect.Effect<never, Unauthorized> } = {
+  missing: Effect.fail(new Unauthorized({ reason: "missing" })),
+  malformed: Effect.fail(new Unauthorized({ reason: "malformed" })),
+  unknown: Effect.fail(new Unauthorized({ reason: "unknown" })),
+  revoked: Effect.fail(new Unauthorized({ reason: "revoked" })),
+  wrong_environment: Effect.fail(new Unauthorized({ reason: "wrong_environment" }))
+}
+
+const unauthorized = (reason: UnauthorizedReason): Effect.Effect<never, Unauthorized> => refusals[reason]
 
 const principalOf = (key: ApiKey): Principal => ({
   keyId: key.id,
@@ -154,7 +162,7 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
     authenticate: (credential) => {
       if (credential === undefined) return unauthorized("missing")
       if (environmentOf(credential) === undefined) return unauthorized("malformed")
-      return Immediate.flatMap(store.findByDigest(digestOf(credential)), principalOrRefusal)
+      return Effect.flatMap(store.findByDigest(digestOf(credential)), principalOrRefusal)
     },
     issue: (options) =>
       Effect.gen(function*() {

@@ -7,9 +7,9 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Exit, Layer } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import type { ApiError } from "./ApiError.js"
-import type { ApiKeyBanned, RateLimited } from "./ApiError.js"
+import { ApiKeyBanned, RateLimited } from "./ApiError.js"
 import type { Principal } from "./ApiKey.js"
 import { ApiKeyAuth } from "./ApiKeyAuth.js"
 import type { Deprecation } from "./DeprecationPolicy.js"
@@ -22,8 +22,6 @@ import { PetOperations } from "./PetOperations.js"
 import type { RateLimitDecision, RateLimitSubject } from "./PlanRateLimiter.js"
 import { PlanRateLimiter } from "./PlanRateLimiter.js"
 import type { StoreError } from "./StoreError.js"
-import * as Immediate from "./Immediate.js"
-import * as ExpectedErrors from "./internal/expectedErrors.js"
 
 /**
  * Who is asking: the bearer token sent (`undefined` when none) and the client address.
@@ -99,24 +97,16 @@ export interface Guarded<A> {
 }
 
 /**
- * A failed guarded call: the typed error and the metadata of the response.
- * A plain tagged value, not an `Error` nor a `Data` class: it only carries
- * the typed error (which is one) and is made on every refused request, where
- * building an `Error` would cost more than the rest of the refusal (and a
- * `Data` class copies its fields once more).
+ * A failed guarded call: the typed error and the metadata of its response.
+ * A tagged value wrapping the error (which is the `Error`), not an `Error` itself.
  *
  * @since 1.0.0
  * @category errors
  */
-export class GuardedFailure {
-  readonly _tag = "GuardedFailure"
+export class GuardedFailure extends Data.TaggedClass("GuardedFailure")<{
   readonly error: ApiError | StoreError
   readonly meta: ResponseMeta
-  constructor(args: { readonly error: ApiError | StoreError; readonly meta: ResponseMeta }) {
-    this.error = args.error
-    this.meta = args.meta
-  }
-}
+}> {}
 
 /**
  * @since 1.0.0
@@ -162,8 +152,11 @@ export class GuardedPetOperations extends Context.Tag("@animal-store/core/Guarde
   GuardedPetOperationsService
 >() {}
 
-const guardedFailure = (error: ApiError | StoreError, meta: ResponseMeta): GuardedFailure =>
-  new GuardedFailure({ error, meta })
+const refuse = (error: ApiError | StoreError, meta: ResponseMeta): Effect.Effect<never, GuardedFailure> =>
+  Effect.fail(new GuardedFailure({ error, meta }))
+
+/** The metadata of a request the limiter could not count. */
+const uncounted = (deprecation: Deprecation | undefined): ResponseMeta => ({ rateLimit: undefined, deprecation })
 
 /** The failure of a refused decision; `undefined` when it is accepted. */
 const refusal = (decision: RateLimitDecision): RateLimited | ApiKeyBanned | undefined => {
@@ -172,18 +165,20 @@ const refusal = (decision: RateLimitDecision): RateLimited | ApiKeyBanned | unde
     case "Accepted":
       return undefined
     case "RateLimited":
-      return ExpectedErrors.rateLimited(retryAfter)
+      return new RateLimited({ retryAfter })
     case "Banned":
-      return ExpectedErrors.apiKeyBanned(retryAfter)
+      return new ApiKeyBanned({ retryAfter })
   }
 }
+
+const addressOf = (request: ClientRequest): RateLimitSubject => ({ _tag: "Address", address: request.clientAddress })
+
+const keyOf = (principal: Principal): RateLimitSubject => ({ _tag: "Key", principal })
 
 /**
  * Builds the guarded operations. The order of the checks is: authenticate
  * (without a valid key, the per-address limit, then 401 for an operation),
- * ban and rate limits of the key, deprecation, then the operation. Every
- * result of an operation carries its deprecation, and every result carries
- * the rate-limit decision that was reached.
+ * ban and rate limits of the key, deprecation, then the operation.
  *
  * @since 1.0.0
  * @category constructors
@@ -198,68 +193,55 @@ export const make: Effect.Effect<
   const limiter = yield* PlanRateLimiter
   const policy = yield* DeprecationPolicy
 
-  /** Counts one request of `subject`: `accepted` with its metadata, else its refusal. */
-  const count = <A, R>(
-    subject: RateLimitSubject,
-    deprecation: Deprecation | undefined,
-    accepted: (meta: ResponseMeta) => Effect.Effect<A, GuardedFailure, R>
-  ): Effect.Effect<A, GuardedFailure, R> =>
-    Immediate.matchEffect(limiter.check(subject), {
-      onFailure: (error) => Exit.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
+  /** Counts one request of `subject`: its metadata when accepted, its refusal otherwise. */
+  const count = (subject: RateLimitSubject, deprecation: Deprecation | undefined): Effect.Effect<ResponseMeta, GuardedFailure> =>
+    Effect.matchEffect(limiter.check(subject), {
+      onFailure: (error) => refuse(error, uncounted(deprecation)),
       onSuccess: (decision) => {
         const meta: ResponseMeta = { rateLimit: decision, deprecation }
         const refused = refusal(decision)
-        return refused === undefined ? accepted(meta) : Exit.fail(guardedFailure(refused, meta))
+        return refused === undefined ? Effect.succeed(meta) : refuse(refused, meta)
       }
     })
 
-  const addressOf = (request: ClientRequest): RateLimitSubject => ({ _tag: "Address", address: request.clientAddress })
-
-  /** Admits a request for `operation`, then goes on with `admitted` (one continuation: no step of the fiber between). */
-  const admitThen = <A, R>(
-    request: ClientRequest,
-    operation: OperationName,
-    admitted: (admission: Admission) => Effect.Effect<A, GuardedFailure, R>
-  ): Effect.Effect<A, GuardedFailure, R> => {
+  const admit = (request: ClientRequest, operation: OperationName): Effect.Effect<Admission, GuardedFailure> => {
     const deprecation = policy.forOperation(operation)
-    return Immediate.matchEffect(auth.authenticate(request.credential), {
-      onFailure: (error) =>
-        error._tag === "Unauthorized"
-          ? count(addressOf(request), deprecation, (meta) => Exit.fail(guardedFailure(error, meta)))
-          : Exit.fail(guardedFailure(error, { rateLimit: undefined, deprecation })),
-      onSuccess: (principal) =>
-        count({ _tag: "Key", principal }, deprecation, (meta) =>
-          // An operation without a deprecation has nothing to check.
-          deprecation === undefined
-            ? admitted({ principal, meta })
-            : Immediate.matchEffect(policy.check(operation), {
-              onFailure: (error) => Exit.fail(guardedFailure(error, meta)),
-              onSuccess: () => admitted({ principal, meta })
-            }))
-    })
+    return auth.authenticate(request.credential).pipe(
+      Effect.catchTags({
+        Unauthorized: (error) => Effect.flatMap(count(addressOf(request), deprecation), (meta) => refuse(error, meta)),
+        StoreError: (error) => refuse(error, uncounted(deprecation))
+      }),
+      Effect.flatMap((principal) => {
+        const admitted = Effect.map(count(keyOf(principal), deprecation), (meta): Admission => ({ principal, meta }))
+        return deprecation === undefined ? admitted : Effect.tap(admitted, ({ meta }) =>
+          Effect.catchAll(policy.check(operation), (error) => refuse(error, meta)))
+      })
+    )
   }
 
-  const admit = (request: ClientRequest, operation: OperationName): Effect.Effect<Admission, GuardedFailure> =>
-    admitThen(request, operation, Exit.succeed)
-
   const admitKeyless = (request: ClientRequest): Effect.Effect<KeylessAdmission, GuardedFailure> =>
-    Immediate.matchEffect(auth.authenticate(request.credential), {
-      onFailure: (error) =>
-        error._tag === "Unauthorized"
-          ? count(addressOf(request), undefined, (meta) => Exit.succeed({ principal: undefined, meta }))
-          : Exit.fail(guardedFailure(error, { rateLimit: undefined, deprecation: undefined })),
-      onSuccess: (principal) => count({ _tag: "Key", principal }, undefined, (meta) => Exit.succeed({ principal, meta }))
-    })
+    auth.authenticate(request.credential).pipe(
+      Effect.catchTags({
+        Unauthorized: () => Effect.succeed(undefined),
+        StoreError: (error) => refuse(error, uncounted(undefined))
+      }),
+      Effect.flatMap((principal) =>
+        Effect.map(
+          count(principal === undefined ? addressOf(request) : keyOf(principal), undefined),
+          (meta): KeylessAdmission => ({ principal, meta })
+        )
+      )
+    )
 
   const run = <A, E extends ApiError | StoreError, R>(
     request: ClientRequest,
     operation: OperationName,
     f: (principal: Principal) => Effect.Effect<A, E, R>
   ): Effect.Effect<Guarded<A>, GuardedFailure, R> =>
-    admitThen(request, operation, ({ meta, principal }) =>
-      Immediate.matchEffect(f(principal), {
-        onFailure: (error) => Exit.fail(guardedFailure(error, meta)),
-        onSuccess: (value) => Exit.succeed({ value, meta })
+    Effect.flatMap(admit(request, operation), ({ meta, principal }) =>
+      Effect.mapBoth(f(principal), {
+        onFailure: (error) => new GuardedFailure({ error, meta }),
+        onSuccess: (value) => ({ value, meta })
       }))
 
   return {
@@ -267,23 +249,25 @@ export const make: Effect.Effect<
     admitKeyless,
     run,
     listPets: (request, query) =>
-      run(request, "listPets", () => Immediate.flatMap(PetInput.decodeListPetsQuery(query), operations.listPets)),
+      run(request, "listPets", () => Effect.flatMap(PetInput.decodeListPetsQuery(query), operations.listPets)),
     createPet: (request, body, options) =>
-      Immediate.map(
-        run(request, "createPet", (principal) =>
-          Immediate.flatMap(PetInput.decodeNewPet(body), (pet) =>
-            operations.createPet(
-              pet,
-              options?.idempotencyKey === undefined ? undefined : {
-                idempotencyKey: options.idempotencyKey,
-                idempotencyScope: principal.keyId,
-                body
-              }
-            ))),
-        // A replay is marked in `meta`.
-        ({ meta, value: { pet, replayed } }) => ({ value: pet, meta: replayed ? { ...meta, idempotentReplayed: true } : meta })
-      ),
-    getPet: (request, id) => run(request, "getPet", () => Immediate.flatMap(PetInput.decodePetId(id), operations.getPet))
+      run(request, "createPet", (principal) =>
+        Effect.flatMap(PetInput.decodeNewPet(body), (pet) =>
+          operations.createPet(
+            pet,
+            options?.idempotencyKey === undefined ? undefined : {
+              idempotencyKey: options.idempotencyKey,
+              idempotencyScope: principal.keyId,
+              body
+            }
+          ))).pipe(
+          // A replay is marked in `meta`.
+          Effect.map(({ meta, value: { pet, replayed } }) => ({
+            value: pet,
+            meta: replayed ? { ...meta, idempotentReplayed: true as const } : meta
+          }))
+        ),
+    getPet: (request, id) => run(request, "getPet", () => Effect.flatMap(PetInput.decodePetId(id), operations.getPet))
   }
 })
 

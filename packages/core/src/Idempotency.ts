@@ -69,7 +69,7 @@ export const keyJsonSchema = {
 export const canonicalJson = (value: unknown): string => {
   switch (typeof value) {
     case "string":
-      return jsonString(value)
+      return JSON.stringify(value)
     case "number":
       return Number.isFinite(value) ? String(value) : "null"
     case "boolean":
@@ -87,35 +87,13 @@ export const canonicalJson = (value: unknown): string => {
   for (let i = 0; i < names.length; i++) {
     const member = record[names[i]!]
     if (member === undefined) continue
-    out += (out.length === 1 ? "" : ",") + jsonString(names[i]!) + ":" + canonicalJson(member)
+    out += (out.length === 1 ? "" : ",") + JSON.stringify(names[i]!) + ":" + canonicalJson(member)
   }
   return out + "}"
 }
 
-/**
- * `JSON.stringify` of a string, without its cost when nothing is escaped:
- * `"`, `\\`, control characters and surrogates (a lone one is escaped).
- */
-const jsonString = (text: string): string => {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return JSON.stringify(text)
-  }
-  return `"${text}"`
-}
-
 /** The own enumerable names of `record` in UTF-16 code unit order (`Array.prototype.sort`'s). */
-const sortedNames = (record: Record<string, unknown>): Array<string> => {
-  const names = Object.keys(record)
-  if (names.length > 16) return names.sort()
-  for (let i = 1; i < names.length; i++) {
-    const name = names[i]!
-    let j = i - 1
-    for (; j >= 0 && names[j]! > name; j--) names[j + 1] = names[j]!
-    names[j + 1] = name
-  }
-  return names
-}
+const sortedNames = (record: Record<string, unknown>): Array<string> => Object.keys(record).sort()
 
 // `crypto.hash` is in every Node these packages support (20.19 and later).
 const sha256 = (text: string): string => Crypto.hash("sha256", text, "base64url")

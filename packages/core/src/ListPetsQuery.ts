@@ -8,10 +8,9 @@
  * @since 1.0.0
  */
 import { Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
-import { randomBytes } from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
 import type { Pet } from "./Pet.js"
 import { PetId, PetStatus } from "./Pet.js"
-import * as HmacSha256 from "./internal/hmacSha256.js"
 import { IntFromString, NumberOrIntString } from "./internal/schemas.js"
 
 /**
@@ -149,10 +148,10 @@ const decodeCursorId = Schema.decodeUnknownEither(Schema.compose(IntFromString, 
  * @category constructors
  */
 export const makeCursors = (secret: string | Uint8Array): Cursors => {
-  const hmac = HmacSha256.make(secret)
   // The seal covers the id as written, so no other spelling of it is accepted.
   const tag = (status: PetStatus | undefined, encodedId: string): string =>
-    hmac(`listPets\u0000${status ?? ""}\u0000${encodedId}`).toString("base64url", 0, 16)
+    createHmac("sha256", secret).update(`listPets\u0000${status ?? ""}\u0000${encodedId}`).digest()
+      .toString("base64url", 0, 16)
   return {
     seal: (status, afterId) => {
       const encodedId = Buffer.from(String(afterId)).toString("base64url")

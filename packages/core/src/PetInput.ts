@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import { Effect, Exit, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { InvalidRequest } from "./ApiError.js"
 import { defaultLimit, isCursor, LimitInput, ListPetsQuery, maxLimit } from "./ListPetsQuery.js"
 import type { CategoryId, PetId } from "./Pet.js"
@@ -15,9 +15,7 @@ import { decodeInput } from "./internal/decode.js"
 import { hasUnpairedSurrogate, plainDecimal } from "./internal/schemas.js"
 
 // `ListPetsQuery` decoded in two steps, as `NewPet` below: its fields as
-// sent, with `limit` optional (the same rules and issues), then the default
-// `limit`. Its default in the schema makes the parser a transformation that
-// walks the query twice.
+// sent, with `limit` optional (the same rules and issues), then the default.
 const ListPetsQueryFields = Schema.Struct({
   ...ListPetsQuery.fields,
   limit: Schema.optionalWith(LimitInput, { exact: true })
@@ -72,25 +70,23 @@ const plainListPetsQuery = (input: unknown): ListPetsQuery | undefined => {
 
 /**
  * A `listPets` query: `{limit?, status?, cursor?}`, `limit` a number or a
- * decimal string (default 20); other properties are ignored. A query of
- * valid values (`plainListPetsQuery`) is read without running the schema's
- * parser; any other goes through the schema and gets its issues.
+ * decimal string (default 20); other properties are ignored. A plain query of
+ * valid values is read directly; any other gets the schema's issues.
  *
  * @since 1.0.0
  * @category decoding
  */
 export const decodeListPetsQuery = (input: unknown): Effect.Effect<ListPetsQuery, InvalidRequest> => {
   const query = plainListPetsQuery(input)
-  return query !== undefined ? Exit.succeed(query) : decodeListPetsQueryWithSchema(input)
+  return query !== undefined ? Effect.succeed(query) : decodeListPetsQueryWithSchema(input)
 }
 
 const decodePetIdInput = decodeInput(PetIdInput, "pet id")
 
 /**
- * An animal's id: a number or a decimal string. An id the schema accepts as
- * it is sent in a path (up to 16 digits, or a safe integer from 1) is read
- * without running its parser, which cost more than the rest of decoding a
- * `getPet`; any other input goes through `PetIdInput` and gets its issues.
+ * An animal's id: a number or a decimal string. An id as sent in a path (up
+ * to 16 digits, or a safe integer from 1) is read directly; any other input
+ * gets the issues of `PetIdInput`.
  *
  * @since 1.0.0
  * @category decoding
@@ -98,14 +94,12 @@ const decodePetIdInput = decodeInput(PetIdInput, "pet id")
 export const decodePetId = (input: unknown): Effect.Effect<PetId, InvalidRequest> => {
   const id = typeof input === "string" ? plainDecimal(input) : input
   return typeof id === "number" && Number.isSafeInteger(id) && id >= 1
-    ? Exit.succeed(id as PetId)
+    ? Effect.succeed(id as PetId)
     : decodePetIdInput(input)
 }
 
 // `NewPet` decoded in two steps: its fields as sent, with `status` optional
-// (the same rules and issues), then the default `status`. Decoding `NewPet`
-// in one step validates every field again after filling in the default,
-// which doubled the cost of each `createPet`.
+// (the same rules and issues), then the default `status`.
 const NewPetFields = Schema.Struct({
   ...NewPet.fields,
   status: Schema.optionalWith(PetStatus, { exact: true })
@@ -149,15 +143,13 @@ const plainNewPet = (body: unknown): NewPet | undefined => {
 
 /**
  * A `createPet` body: `{name, categoryId, status?}` and nothing else; the
- * name trimmed, `status` defaulting to `available`. A body the schema
- * accepts in the common way (`plainNewPet`) is read without running its
- * parser, which cost about a twentieth of a `createPet` over HTTP; any other
- * goes through the schema and gets its issues.
+ * name trimmed, `status` defaulting to `available`. A plain body the schema
+ * accepts (`plainNewPet`) is read directly; any other gets the schema's issues.
  *
  * @since 1.0.0
  * @category decoding
  */
 export const decodeNewPet = (body: unknown): Effect.Effect<NewPet, InvalidRequest> => {
   const pet = plainNewPet(body)
-  return pet !== undefined ? Exit.succeed(pet) : decodeNewPetWithSchema(body)
+  return pet !== undefined ? Effect.succeed(pet) : decodeNewPetWithSchema(body)
 }

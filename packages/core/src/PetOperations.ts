@@ -1,20 +1,15 @@
 /**
  * The three operations of the interface, `listPets`, `createPet` and
- * `getPet`, as one service on typed, decoded inputs (a `ListPetsQuery`, a
- * `NewPet`, a `PetId`): an adapter decodes what a client sent once, with
- * `PetInput`, and calls them.
- *
- * These are the trusted calls: no credential, no rate limit. For calls on
- * behalf of a client, see `GuardedPetOperations`. Cursors are sealed with the
- * `ListPetsQuery.CursorSecret` of the context (every store provides one; a
- * random one of this `PetOperations` when absent).
+ * `getPet`, on typed, decoded inputs (decode what a client sent with
+ * `PetInput`). These are the trusted calls: no credential, no rate limit; for
+ * calls on behalf of a client, see `GuardedPetOperations`.
  *
  * @since 1.0.0
  */
-import { Context, Effect, Exit, Layer, Option } from "effect"
-import type { IdempotencyKeyInUse, IdempotencyKeyReused, InvalidRequest, PetNotFound } from "./ApiError.js"
+import { Context, Effect, Layer, Option } from "effect"
+import type { InvalidRequest } from "./ApiError.js"
+import { IdempotencyKeyInUse, IdempotencyKeyReused, PetNotFound } from "./ApiError.js"
 import * as Idempotency from "./Idempotency.js"
-import * as Immediate from "./Immediate.js"
 import type { IdempotentCreateOutcome } from "./IdempotencyStore.js"
 import { IdempotencyStore } from "./IdempotencyStore.js"
 import type { ListPetsQuery, PetPage } from "./ListPetsQuery.js"
@@ -23,7 +18,6 @@ import type { NewPet, Pet, PetId } from "./Pet.js"
 import { PetRepository } from "./PetRepository.js"
 import type { StoreError } from "./StoreError.js"
 import { invalidRequest } from "./internal/decode.js"
-import * as ExpectedErrors from "./internal/expectedErrors.js"
 
 /**
  * The names of the operations, as the interface calls them.
@@ -119,7 +113,7 @@ const foreignCursor = () =>
   invalidRequest("query", [{ path: "cursor", message: "is not a cursor of this listing (altered, or issued for another status)" }])
 
 const orNotFound = (id: PetId) => (pet: Option.Option<Pet>): Effect.Effect<Pet, PetNotFound> =>
-  Option.isSome(pet) ? Effect.succeed(pet.value) : Exit.fail(ExpectedErrors.petNotFound(id))
+  Option.isSome(pet) ? Effect.succeed(pet.value) : Effect.fail(new PetNotFound({ id }))
 
 const invalidKey = invalidRequest("request", [{
   path: "Idempotency-Key",
@@ -131,13 +125,13 @@ const fromStoreOutcome = (
 ): Effect.Effect<CreatePetOutcome, IdempotencyKeyReused | IdempotencyKeyInUse> => {
   switch (outcome._tag) {
     case "Created":
-      return Exit.succeed({ pet: outcome.pet, replayed: false })
+      return Effect.succeed({ pet: outcome.pet, replayed: false })
     case "Replayed":
-      return Exit.succeed({ pet: outcome.pet, replayed: true })
+      return Effect.succeed({ pet: outcome.pet, replayed: true })
     case "Reused":
-      return Exit.fail(ExpectedErrors.idempotencyKeyReused())
+      return Effect.fail(new IdempotencyKeyReused())
     case "InUse":
-      return Exit.fail(ExpectedErrors.idempotencyKeyInUse())
+      return Effect.fail(new IdempotencyKeyInUse())
   }
 }
 
@@ -159,21 +153,27 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
   const clock = yield* Effect.clock
 
   /** A keyed create: the key is validated before the store is reached, so a refusal leaves no record. */
-  const createKeyed = (pet: NewPet, options: CreatePetOptions & { readonly idempotencyKey: string }) => {
+  const createKeyed = (
+    pet: NewPet,
+    options: CreatePetOptions & { readonly idempotencyKey: string }
+  ): Effect.Effect<CreatePetOutcome, CreatePetError> => {
     if (!Idempotency.isKey(options.idempotencyKey)) return Effect.fail(invalidKey)
     if (Option.isNone(idempotency)) {
       return Effect.dieMessage("createPet with an idempotency key needs an IdempotencyStore in the context")
     }
-    const now = clock.unsafeCurrentTimeMillis()
-    return Immediate.flatMap(
-      idempotency.value.createPet({
-        scope: options.idempotencyScope ?? "",
-        key: options.idempotencyKey,
-        pet,
-        now,
-        decide: Idempotency.decide(Idempotency.fingerprint("body" in options ? options.body : pet), now)
-      }),
-      fromStoreOutcome
+    const store = idempotency.value
+    const fingerprint = Idempotency.fingerprint("body" in options ? options.body : pet)
+    return clock.currentTimeMillis.pipe(
+      Effect.flatMap((now) =>
+        store.createPet({
+          scope: options.idempotencyScope ?? "",
+          key: options.idempotencyKey,
+          pet,
+          now,
+          decide: Idempotency.decide(fingerprint, now)
+        })
+      ),
+      Effect.flatMap(fromStoreOutcome)
     )
   }
 
@@ -183,9 +183,9 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
       let afterId: PetId | undefined
       if (query.cursor !== undefined) {
         afterId = cursors.open(query.cursor, query.status)
-        if (afterId === undefined) return Exit.fail(foreignCursor())
+        if (afterId === undefined) return Effect.fail(foreignCursor())
       }
-      return Immediate.map(
+      return Effect.map(
         repository.list({ status: query.status, afterId, limit: query.limit + 1 }),
         (found): PetPage => {
           if (found.length <= query.limit) return { pets: found, nextCursor: undefined }
@@ -196,9 +196,9 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
     },
     createPet: ((pet: NewPet, options?: CreatePetOptions): Effect.Effect<CreatePetOutcome, CreatePetError> =>
       options?.idempotencyKey === undefined
-        ? Immediate.map(repository.insert(pet), created)
+        ? Effect.map(repository.insert(pet), created)
         : createKeyed(pet, options as CreatePetOptions & { readonly idempotencyKey: string })) as PetOperationsService["createPet"],
-    getPet: (id) => Immediate.flatMap(repository.findById(id), orNotFound(id))
+    getPet: (id) => Effect.flatMap(repository.findById(id), orNotFound(id))
   }
 })
 

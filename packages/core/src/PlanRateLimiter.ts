@@ -9,7 +9,6 @@ import { Context, Effect, Layer } from "effect"
 import { AccessConfig } from "./AccessConfig.js"
 import type { AccessSettings } from "./AccessConfig.js"
 import type { Principal } from "./ApiKey.js"
-import type { PlanLimits } from "./Plan.js"
 import { RateLimitStore } from "./RateLimitStore.js"
 import type { StoreError } from "./StoreError.js"
 import { decide } from "./internal/rateLimit.js"
@@ -85,31 +84,21 @@ export class PlanRateLimiter extends Context.Tag("@animal-store/core/PlanRateLim
 const storeSubject = (subject: RateLimitSubject): string =>
   subject._tag === "Key" ? `key:${subject.principal.keyId}` : `addr:${subject.address}`
 
-/**
- * The rules of every subject under `settings`: the address rules and the ban
- * policy are built once, a key's windows once per limits object (a store
- * that keeps its keys hands out the same one on every request).
- */
+/** The rules of every subject under `settings`. */
 const rulesFor = (settings: AccessSettings): (subject: RateLimitSubject) => RateLimitRules => {
   const addressRules: RateLimitRules = {
     windows: [{ name: "minute", limit: settings.anonymousPerMinute }],
     ban: undefined
   }
   const keyBan: BanPolicy = { banAfter: settings.banAfter, banSeconds: settings.banSeconds }
-  const keyRules = new WeakMap<PlanLimits, RateLimitRules>()
-  return (subject) => {
-    if (subject._tag === "Address") return addressRules
-    const limits = subject.principal.limits
-    let rules = keyRules.get(limits)
-    if (rules === undefined) {
-      rules = {
-        windows: [{ name: "minute", limit: limits.perMinute }, { name: "day", limit: limits.perDay }],
-        ban: keyBan
-      }
-      keyRules.set(limits, rules)
+  return (subject) =>
+    subject._tag === "Address" ? addressRules : {
+      windows: [
+        { name: "minute", limit: subject.principal.limits.perMinute },
+        { name: "day", limit: subject.principal.limits.perDay }
+      ],
+      ban: keyBan
     }
-    return rules
-  }
 }
 
 /**

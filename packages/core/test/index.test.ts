@@ -15,11 +15,9 @@ describe("@animal-store/core", () => {
       "ApiKeyAuth",
       "ApiKeyStore",
       "DeprecationPolicy",
-      "Durability",
       "GuardedPetOperations",
       "Idempotency",
       "IdempotencyStore",
-      "Immediate",
       "ListPetsQuery",
       "Pet",
       "PetInput",
@@ -28,8 +26,7 @@ describe("@animal-store/core", () => {
       "Plan",
       "PlanRateLimiter",
       "RateLimitStore",
-      "StoreError",
-      "StoreRows"
+      "StoreError"
     ])
     expect(core.ListPetsQuery.maxLimit).toBe(100)
     expect(core.Pet.maxNameLength).toBe(255)

@@ -1,15 +1,8 @@
 /**
- * `IdempotencyStore` in memory, on the `PetRepository` of its context (the
- * memory store's own in `MemoryStore.layer`). A creating call claims the key
- * (an `InProgress` record), inserts the animal through the repository, and
- * completes the record, uninterruptibly; a failed insert removes the claim, so
- * the animal and its record are both stored or neither is. A concurrent call
- * with the same key meanwhile sees the claim: the rule answers `InUse` (409).
- *
- * Records are kept in one `Map` in insertion order, which is expiry order
- * while the clock does not go back (every record lives 24 hours from its
- * creation, and a replaced record moves to the end). Purging deletes from the
- * front while records have expired: it never scans live records.
+ * `IdempotencyStore` in memory, on the `PetRepository` of its context. A
+ * creating call claims the key, inserts the animal and completes the record,
+ * uninterruptibly; a failed insert removes the claim. Records are kept in
+ * expiry (insertion) order, so purging stops at the first live record.
  *
  * @since 1.0.0
  */

@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import { Pet, PetRepository, StoreRows } from "@animal-store/core"
+import { Pet, PetRepository } from "@animal-store/core"
 import { Effect, Layer, Option, Ref } from "effect"
 
 /**
@@ -43,7 +43,7 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService> = Effect.ma
     insert: (newPet) =>
       Ref.modify(ref, (pets) => {
         const { categoryId, name, status } = newPet
-        const pet = StoreRows.pet(pets.all.length + 1, name, categoryId, status)
+        const pet = new Pet.Pet({ id: Pet.PetId.make(pets.all.length + 1), name, categoryId, status })
         pets.all.push(pet)
         pets.byStatus[pet.status].push(pet)
         return [pet, pets]

@@ -16,9 +16,7 @@ export const environmentOf = (secret: string): Environment | undefined => {
 }
 
 /**
- * The digest a key is stored and found by: SHA-256 of the whole secret, in
- * hex. One-shot hashing (`crypto.hash`, in every Node these packages support)
- * is about three times cheaper than a `Hash` object.
+ * The digest a key is stored and found by: SHA-256 of the whole secret, in hex.
  * @internal
  */
 export const digestOf = (secret: string): string => Crypto.hash("sha256", secret, "hex")

@@ -2,7 +2,6 @@ import { Effect, Either, ParseResult } from "effect"
 import type { Schema } from "effect"
 import type { ErrorDetail } from "../ApiError.js"
 import { InvalidRequest } from "../ApiError.js"
-import * as ExpectedErrors from "./expectedErrors.js"
 
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0 ? "(root)" : path.map(String).join(".")
@@ -45,10 +44,10 @@ const withoutValues = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue =>
  */
 export const invalidRequest = (what: string, details: ReadonlyArray<ErrorDetail>): InvalidRequest => {
   const first = details[0]
-  return ExpectedErrors.invalidRequest(
-    first === undefined ? `Invalid ${what}` : `Invalid ${what}: ${first.path} ${first.message}`,
+  return new InvalidRequest({
+    message: first === undefined ? `Invalid ${what}` : `Invalid ${what}: ${first.path} ${first.message}`,
     details
-  )
+  })
 }
 
 const invalid = (issue: ParseResult.ParseIssue, what: string): InvalidRequest =>
