@@ -23,7 +23,7 @@ export interface RateLimitState {
   /** Start of the UTC day `dayCount` counts in. */
   readonly dayStart: number
   readonly dayCount: number
-  /** Refused requests since the subject was last accepted. */
+  /** Refused requests since the subject was last accepted or a ban started. */
   readonly refusedCount: number
   /** End of the current ban, or 0 when none was ever started. */
   readonly bannedUntil: number

@@ -1,3 +1,8 @@
+/**
+ * The rule of decisions.md "Rate limits" as one pure step, `decide`, that
+ * every `RateLimitStore` runs atomically on a subject's state.
+ * @internal
+ */
 import { Array as Arr } from "effect"
 import type { RateLimitDecision, RateLimitWindow } from "../PlanRateLimiter.js"
 import type { RateLimitState } from "../RateLimitStore.js"
@@ -79,17 +84,16 @@ const reportedWindow = (windows: Arr.NonEmptyReadonlyArray<RateLimitWindow>): Ra
  * on one request and the next state.
  *
  * - While banned (`now < bannedUntil`): `Banned`, counted nowhere.
- * - A `Banned` decision reports every window with nothing remaining and
- *   resetting when the ban ends (whole seconds, rounded up), so the headers
- *   agree with `Retry-After`.
  * - Else, if any window is full: refused and numbered (`refusedCount + 1`);
- *   a number beyond `banAfter` starts a ban of `banSeconds` (`Banned`),
- *   otherwise `RateLimited` until the latest reset among the full windows.
- *   Counted in no window.
+ *   a number beyond `banAfter` starts a ban of `banSeconds` (`Banned`) and
+ *   restarts the numbering, otherwise `RateLimited` until the latest reset
+ *   among the full windows. Counted in no window.
  * - Else accepted: counted in both windows (a subject whose rules have no day
  *   window keeps a day count that no rule reads), numbering of refusals restarts.
- *
- * It runs on every request, so it is written as plain loops and branches.
+ * - A `Banned` decision lasts until the later of the ban's end and the latest
+ *   reset among the full windows, so a client that waits its `Retry-After` is
+ *   accepted; it reports every window with nothing remaining and resetting
+ *   then (whole seconds, rounded up), so the headers agree with `Retry-After`.
  *
  * @internal
  */
@@ -117,13 +121,14 @@ export const decide = (rules: RateLimitRules, now: number) =>
   let until = 0
   if (now < bannedUntil) {
     outcome = "Banned"
-    until = bannedUntil
+    until = Math.max(bannedUntil, latestFullReset)
   } else if (full) {
     refused = refusedCount + 1
     if (rules.ban !== undefined && refused > rules.ban.banAfter) {
       outcome = "Banned"
+      refused = 0
       banEnd = now + rules.ban.banSeconds * 1000
-      until = banEnd
+      until = Math.max(banEnd, latestFullReset)
     } else {
       outcome = "RateLimited"
       until = latestFullReset
@@ -134,8 +139,7 @@ export const decide = (rules: RateLimitRules, now: number) =>
     refused = 0
   }
 
-  // While banned, every window agrees with `Retry-After`: nothing remains
-  // until the ban ends.
+  // While banned, every window agrees with `Retry-After`.
   const banned = outcome === "Banned"
   const banReset = Math.ceil(until / 1000)
   const windows: Array<RateLimitWindow> = []
