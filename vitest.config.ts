@@ -8,8 +8,9 @@ const packages = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "packag
 const sources = [
   { find: /^@animal-store\/core\/test$/, replacement: Path.join(packages, "core/src/testing/index.ts") },
   { find: /^@animal-store\/http-adapter\/PetsApi$/, replacement: Path.join(packages, "http-adapter/src/PetsApi.ts") },
+  { find: /^@animal-store\/sql-store\/(\w+)$/, replacement: Path.join(packages, "sql-store/src/$1.ts") },
   { find: /^@animal-store\/postgres-store\/PostgresUrl$/, replacement: Path.join(packages, "postgres-store/src/PostgresUrl.ts") },
-  ...["core", "memory-store", "sqlite-store", "postgres-store", "http-adapter", "server", "client"].map((name) => ({
+  ...["core", "memory-store", "sql-store", "sqlite-store", "postgres-store", "http-adapter", "server", "client"].map((name) => ({
     find: new RegExp(`^@animal-store/${name}$`),
     replacement: Path.join(packages, name, "src/index.ts")
   }))

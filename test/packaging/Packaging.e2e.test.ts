@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
 const hosts = Path.join(root, "test/packaging/hosts")
-const packages = ["core", "memory-store", "sqlite-store", "postgres-store", "http-adapter", "server", "client"] as const
+const packages = ["core", "memory-store", "sql-store", "sqlite-store", "postgres-store", "http-adapter", "server", "client"] as const
 type Package = typeof packages[number]
 
 interface Run {

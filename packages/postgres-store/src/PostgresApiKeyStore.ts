@@ -5,14 +5,14 @@
  *
  * @since 1.0.0
  */
-import { ApiKeyStore, StoreRows } from "@animal-store/core"
+import { ApiKeyStore } from "@animal-store/core"
+import { ApiKeyRow } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option } from "effect"
 import { mapStoreError } from "./internal/storeError.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
 
-// Rows hold what `insert` stored (a valid `ApiKey`): `StoreRows.apiKey`,
-// without validation. `bigint` columns arrive as strings.
+// Rows hold what `insert` stored (a valid `ApiKey`); `bigint` columns arrive as strings.
 /**
  * @since 1.0.0
  * @category constructors
@@ -20,7 +20,7 @@ import * as PostgresDatabase from "./PostgresDatabase.js"
 export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, PostgresDatabase.PostgresDatabase> =
   Effect.map(PostgresDatabase.PostgresDatabase, ({ sql, table }) => {
     const keys = table("api_keys")
-    const columns = StoreRows.apiKeyColumns
+    const columns = ApiKeyRow.columns
     const insertSql = `INSERT INTO ${keys} (${columns})
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
       ON CONFLICT (digest) DO NOTHING`
@@ -28,12 +28,12 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Postgres
     const listSql = `SELECT ${columns} FROM ${keys} ORDER BY created_at, seq`
     const revokeSql = `UPDATE ${keys} SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING ${columns}`
     const rows = (text: string, params: ReadonlyArray<unknown> = []) =>
-      sql.unsafe(text, params).values as unknown as Effect.Effect<ReadonlyArray<StoreRows.ApiKeyRow>, SqlError>
+      sql.unsafe(text, params).values as unknown as Effect.Effect<ReadonlyArray<ApiKeyRow.ApiKeyRow>, SqlError>
     const findByDigest = (digest: string) =>
-      Effect.map(rows(findByDigestSql, [digest]), (found) => Option.map(Option.fromNullable(found[0]), StoreRows.apiKey))
+      Effect.map(rows(findByDigestSql, [digest]), (found) => Option.map(Option.fromNullable(found[0]), ApiKeyRow.toApiKey))
     return {
       insert: (key) =>
-        sql.unsafe(insertSql, StoreRows.apiKeyRow(key)).pipe(
+        sql.unsafe(insertSql, ApiKeyRow.fromApiKey(key)).pipe(
           // A second statement, with a snapshot of its own: it sees the row of
           // a concurrent insert this one conflicted with. Keys are never deleted.
           Effect.zipRight(findByDigest(key.digest)),
@@ -41,10 +41,10 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Postgres
           mapStoreError("Storing an API key")
         ),
       findByDigest: (digest) => findByDigest(digest).pipe(mapStoreError("Reading an API key")),
-      list: Effect.map(rows(listSql), (found) => found.map(StoreRows.apiKey)).pipe(mapStoreError("Listing API keys")),
+      list: Effect.map(rows(listSql), (found) => found.map(ApiKeyRow.toApiKey)).pipe(mapStoreError("Listing API keys")),
       revoke: (id, at) =>
         rows(revokeSql, [at.getTime(), id]).pipe(
-          Effect.map((found) => Option.map(Option.fromNullable(found[0]), StoreRows.apiKey)),
+          Effect.map((found) => Option.map(Option.fromNullable(found[0]), ApiKeyRow.toApiKey)),
           mapStoreError("Revoking an API key")
         )
     }

@@ -15,19 +15,12 @@
  */
 import type { Pet } from "@animal-store/core"
 import { IdempotencyStore } from "@animal-store/core"
+import { SqlStore } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Layer, Option } from "effect"
 import { mapStoreError } from "./internal/storeError.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
 import * as PostgresPetRepository from "./PostgresPetRepository.js"
-
-/**
- * How many expired records a creating call purges at most.
- *
- * @since 1.0.0
- * @category constants
- */
-export const purgePerCreate = 4
 
 type LockRow = readonly [fingerprint: string | null, expiresAt: string | null, petId: string | null]
 
@@ -83,7 +76,7 @@ export const make: Effect.Effect<
         const rows = (yield* sql.unsafe(lockSql, [scope, key]).values) as unknown as ReadonlyArray<LockRow>
         const decision = decide(yield* recordOf(rows[0]))
         if (decision._tag !== "Create") return yield* new NothingWritten({ outcome: decision })
-        yield* purge(now, purgePerCreate)
+        yield* purge(now, SqlStore.purgePerCreate)
         const created = yield* pets.insert(pet)
         yield* sql.unsafe(writeSql, [scope, key, decision.fingerprint, decision.expiresAt, created.id])
         return { _tag: "Created", pet: created } as IdempotencyStore.IdempotentCreateOutcome

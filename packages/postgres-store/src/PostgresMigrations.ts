@@ -8,16 +8,16 @@
  * migrating runs in one transaction that first takes a transaction-level
  * advisory lock, so they migrate one after the other; the first applies the
  * pending migrations, the others find nothing left to do. A database whose
- * schema is newer than the code is refused ("Incompatible"), as in SQLite.
+ * schema is newer than the code is refused ("Incompatible", `SqlStoreMigrations`).
  *
  * @since 1.0.0
  */
-import { StoreError } from "@animal-store/core"
-import * as Migrator from "@effect/sql/Migrator"
+import type { StoreError } from "@animal-store/core"
+import { SqlStoreMigrations } from "@animal-store/sql-store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
-import { mapStoreError } from "./internal/storeError.js"
+import { Effect, Record } from "effect"
+import { classifier } from "./internal/storeError.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
 
 /**
@@ -114,7 +114,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
       )`,
     (db) => `CREATE INDEX idempotency_keys_expires_at ON ${db.table("idempotency_keys")} (expires_at)`
   ),
-  // The store's secrets (`PostgresStoreSecrets`), such as the cursor secret:
+  // The store's secrets (`SqlStoreSecrets`), such as the cursor secret:
   // one random value by name, made by the first process that needs it.
   "5_create_store_secrets": statements((db) =>
     `CREATE TABLE ${db.table("store_secrets")} (
@@ -124,16 +124,13 @@ export const migrations: Readonly<Record<string, Migration>> = {
   )
 }
 
-const versionOf = (record: Readonly<Record<string, unknown>>): number =>
-  Math.max(0, ...Object.keys(record).map((key) => Number.parseInt(key, 10)).filter(Number.isSafeInteger))
-
 /**
  * The schema version this code writes: the highest migration version.
  *
  * @since 1.0.0
  * @category constants
  */
-export const schemaVersion: number = versionOf(migrations)
+export const schemaVersion: number = SqlStoreMigrations.versionOf(migrations)
 
 /**
  * The schema version of the database: its highest applied migration, 0 when
@@ -142,22 +139,11 @@ export const schemaVersion: number = versionOf(migrations)
  * @since 1.0.0
  * @category queries
  */
-export const databaseVersion: Effect.Effect<number, SqlError, PostgresDatabase.PostgresDatabase> = Effect.gen(
-  function*() {
-    const db = yield* PostgresDatabase.PostgresDatabase
-    const [found] = yield* db.sql.unsafe<{ readonly found: string | null }>(
-      `SELECT to_regclass($1)::text AS found`,
-      [`${db.schema}.${table}`]
-    )
-    if (found?.found == null) return 0
-    const [row] = yield* db.sql.unsafe<{ readonly version: number | null }>(
-      `SELECT max(migration_id) AS version FROM ${db.table(table)}`
-    )
-    return row?.version ?? 0
-  }
+export const databaseVersion: Effect.Effect<number, SqlError, PostgresDatabase.PostgresDatabase> = Effect.flatMap(
+  PostgresDatabase.PostgresDatabase,
+  (db) =>
+    SqlStoreMigrations.databaseVersion(`${db.schema}.${table}`).pipe(Effect.provideService(SqlClient.SqlClient, db.sql))
 )
-
-const run = Migrator.make({})
 
 /**
  * Brings the database to the version of `record` in one transaction, under
@@ -176,53 +162,22 @@ export const migrateTo = (
   StoreError.StoreError,
   PostgresDatabase.PostgresDatabase
 > =>
-  Effect.gen(function*() {
-    const db = yield* PostgresDatabase.PostgresDatabase
-    const { schema, sql } = db
-    const codeVersion = versionOf(record)
-    const loader = Migrator.fromRecord(
-      Object.fromEntries(
-        Object.entries(record).map(([key, migration]) => [
-          key,
-          Effect.provideService(migration, PostgresDatabase.PostgresDatabase, db)
-        ])
-      )
-    )
-    return yield* sql.withTransaction(Effect.gen(function*() {
-      yield* sql.unsafe(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [advisoryLockKey, schema])
-      const [exists] = yield* sql.unsafe<{ readonly found: string | null }>(
-        `SELECT to_regnamespace($1)::text AS found`,
-        [schema]
-      )
-      if (exists?.found == null) yield* sql.unsafe(`CREATE SCHEMA "${schema}"`)
-      // Created here, under the lock, rather than by `Migrator` (which
-      // creates it outside its transaction, and races with other processes).
-      yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${db.table(table)} (
-        migration_id integer PRIMARY KEY,
-        created_at timestamp with time zone NOT NULL DEFAULT now(),
-        name text NOT NULL
-      )`)
-      const version = yield* databaseVersion
-      if (version > codeVersion) {
-        return yield* new StoreError.StoreError({
-          reason: "Incompatible",
-          message: `The database schema is version ${version}, newer than version ${codeVersion} this code knows: ` +
-            `it was written by a newer animal-store. Upgrade animal-store, or use another database or schema.`
-        })
-      }
-      return yield* Effect.mapError(
-        run({ loader, table: `${schema}.${table}` }),
-        (error) =>
-          error._tag === "MigrationError"
-            ? new StoreError.StoreError({
-              reason: "Unknown",
-              message: `Migrating the database failed: ${error.message}`,
-              cause: error
-            })
-            : error
-      )
-    })).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-  }).pipe(mapStoreError("Migrating the database"))
+  Effect.flatMap(PostgresDatabase.PostgresDatabase, (db) =>
+    SqlStoreMigrations.migrate({
+      migrations: Record.map(record, Effect.provideService(PostgresDatabase.PostgresDatabase, db)),
+      classifier,
+      table: `${db.schema}.${table}`,
+      prepare: Effect.gen(function*() {
+        yield* db.sql.unsafe(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [advisoryLockKey, db.schema])
+        // Checked first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema exists.
+        const [exists] = yield* db.sql.unsafe<{ readonly found: string | null }>(
+          `SELECT to_regnamespace($1)::text AS found`,
+          [db.schema]
+        )
+        if (exists?.found == null) yield* db.sql.unsafe(`CREATE SCHEMA "${db.schema}"`)
+      }),
+      otherwise: "use another database or schema"
+    }).pipe(Effect.provideService(SqlClient.SqlClient, db.sql)))
 
 /**
  * Brings the database to `schemaVersion`.

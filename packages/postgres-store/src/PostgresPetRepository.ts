@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import { Pet, PetRepository, StoreRows } from "@animal-store/core"
+import { Pet, PetRepository } from "@animal-store/core"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option } from "effect"
 import { mapStoreError } from "./internal/storeError.js"
@@ -15,15 +15,14 @@ import * as PostgresDatabase from "./PostgresDatabase.js"
 type PetRow = readonly [id: string, name: string, categoryId: string, status: Pet.PetStatus, nameUtf8: Uint8Array | null]
 
 // Rows hold what `insert` stored (a valid `Pet`; column types and CHECK
-// constraints keep their shape): `StoreRows.pet`, without validation. `bigint`
-// columns arrive as strings.
+// constraints keep their shape): not validated again. `bigint` columns arrive as strings.
 const toPet = (row: PetRow): Pet.Pet =>
-  StoreRows.pet(
-    Number(row[0]),
-    row[4] === null ? row[1] : Buffer.from(row[4]).toString("utf8"),
-    Number(row[2]),
-    row[3]
-  )
+  new Pet.Pet({
+    id: Number(row[0]) as Pet.PetId,
+    name: row[4] === null ? row[1] : Buffer.from(row[4]).toString("utf8"),
+    categoryId: Number(row[2]) as Pet.CategoryId,
+    status: row[3]
+  }, { disableValidation: true })
 
 /**
  * @since 1.0.0

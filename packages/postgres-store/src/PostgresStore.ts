@@ -16,6 +16,7 @@
  */
 import type { AnimalStore } from "@animal-store/core"
 import { StoreError } from "@animal-store/core"
+import { SqlStore, SqlStoreSecrets } from "@animal-store/sql-store"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
@@ -23,14 +24,13 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import type { ConfigError, Scope } from "effect"
 import { Config, Context, Duration, Effect, Layer, Redacted } from "effect"
 import Pg from "pg"
-import { fromCause, mapStoreError } from "./internal/storeError.js"
+import { classifier, fromCause, mapStoreError } from "./internal/storeError.js"
 import * as PostgresApiKeyStore from "./PostgresApiKeyStore.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
 import * as PostgresIdempotencyStore from "./PostgresIdempotencyStore.js"
 import * as PostgresMigrations from "./PostgresMigrations.js"
 import * as PostgresPetRepository from "./PostgresPetRepository.js"
 import * as PostgresRateLimitStore from "./PostgresRateLimitStore.js"
-import * as PostgresStoreSecrets from "./PostgresStoreSecrets.js"
 import * as PostgresUrl from "./PostgresUrl.js"
 
 /**
@@ -147,13 +147,17 @@ export const layerClient = (
  * @category layers
  */
 export const layerPorts: Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, PostgresDatabase.PostgresDatabase> = Layer
-  .mergeAll(
-    PostgresPetRepository.layer,
-    PostgresApiKeyStore.layer,
-    PostgresRateLimitStore.layer,
-    PostgresIdempotencyStore.layer,
-    PostgresStoreSecrets.layerCursorSecret
-  )
+  .unwrapEffect(Effect.map(PostgresDatabase.PostgresDatabase, (db) =>
+    SqlStore.layer({
+      ports: Layer.mergeAll(
+        PostgresPetRepository.layer,
+        PostgresApiKeyStore.layer,
+        PostgresRateLimitStore.layer,
+        PostgresIdempotencyStore.layer
+      ),
+      classifier,
+      secretsTable: `${db.schema}.${SqlStoreSecrets.table}`
+    }).pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, db.sql)))))
 
 const validSchema = (schema: string | undefined) =>
   Effect.suspend(() =>

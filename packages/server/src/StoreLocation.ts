@@ -4,18 +4,18 @@
  * folder: several processes on one machine) or
  * `postgres://user:password@host:port/db` (a PostgreSQL database: several
  * processes on several machines). The default is
- * `sqlite:./data/animal-store.db`.
- *
- * A PostgreSQL URL holds a password: it is kept `Redacted`, and `format`
- * shows it as `***`.
+ * `sqlite:./data/animal-store.db`. Each store reads its own URLs
+ * (`StoreUrl`); a PostgreSQL password stays `Redacted` and prints as `***`.
  *
  * @since 1.0.0
  */
 import type { AnimalStore, StoreError } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 import * as PostgresUrl from "@animal-store/postgres-store/PostgresUrl"
+import * as StoreUrl from "@animal-store/sql-store/StoreUrl"
 import { SqliteStore } from "@animal-store/sqlite-store"
-import { Effect, Either, Layer, Redacted } from "effect"
+import type { Layer } from "effect"
+import { Either } from "effect"
 
 /**
  * @since 1.0.0
@@ -24,14 +24,33 @@ import { Effect, Either, Layer, Redacted } from "effect"
 export type StoreLocation =
   | { readonly _tag: "Memory" }
   | { readonly _tag: "Sqlite"; readonly filename: string }
-  | {
-    readonly _tag: "Postgres"
-    readonly url: Redacted.Redacted<string>
-    /** The most connections of the pool (default: the store's, 10). */
-    readonly maxConnections?: number | undefined
-    /** Statement timeout in milliseconds, 0 for none (default: the store's, 5000). */
-    readonly statementTimeout?: number | undefined
-  }
+  | PostgresUrl.Location
+
+const memory = StoreUrl.make<{ readonly _tag: "Memory" }>({
+  tag: "Memory",
+  form: "memory",
+  accepts: (text) => text === "memory",
+  parse: () => Either.right({ _tag: "Memory" }),
+  format: () => "memory",
+  layer: () => MemoryStore.layer
+})
+
+const sqlite = StoreUrl.make<{ readonly _tag: "Sqlite"; readonly filename: string }>({
+  tag: "Sqlite",
+  form: "sqlite:<path>",
+  accepts: (text) => text.startsWith("sqlite:") && text.length > "sqlite:".length,
+  parse: (text) => Either.right({ _tag: "Sqlite", filename: text.slice("sqlite:".length) }),
+  format: (location) => `sqlite:${location.filename}`,
+  layer: (location) => SqliteStore.layer({ filename: location.filename })
+})
+
+/**
+ * The stores the server offers, by their URLs.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const stores: StoreUrl.Registry<StoreLocation> = StoreUrl.registry(memory, sqlite, PostgresUrl.storeUrl)
 
 /**
  * `sqlite:./data/animal-store.db`.
@@ -49,18 +68,7 @@ export const defaultLocation: StoreLocation = { _tag: "Sqlite", filename: "./dat
  * @since 1.0.0
  * @category constructors
  */
-export const parse = (value: string): Either.Either<StoreLocation, string> => {
-  if (value === "memory") return Either.right({ _tag: "Memory" })
-  if (value.startsWith("sqlite:") && value.length > "sqlite:".length) {
-    return Either.right({ _tag: "Sqlite", filename: value.slice("sqlite:".length) })
-  }
-  if (/^postgres(ql)?:/.test(value)) {
-    return PostgresUrl.isValid(value)
-      ? Either.right({ _tag: "Postgres", url: Redacted.make(value) })
-      : Either.left(`expected postgres://user:password@host:port/database, got ${PostgresUrl.redact(value)}`)
-  }
-  return Either.left(`expected memory, sqlite:<path> or postgres://user:password@host:port/database, got "${value}"`)
-}
+export const parse = (value: string): Either.Either<StoreLocation, string> => stores.parse(value)
 
 /**
  * The text form, as `parse` reads it, with a PostgreSQL password as `***`.
@@ -68,12 +76,7 @@ export const parse = (value: string): Either.Either<StoreLocation, string> => {
  * @since 1.0.0
  * @category conversions
  */
-export const format = (location: StoreLocation): string =>
-  location._tag === "Memory"
-    ? "memory"
-    : location._tag === "Sqlite"
-    ? `sqlite:${location.filename}`
-    : PostgresUrl.redact(Redacted.value(location.url))
+export const format = (location: StoreLocation): string => stores.format(location)
 
 /**
  * The store ports at `location` (with its cursor secret). The PostgreSQL store is loaded on
@@ -82,23 +85,5 @@ export const format = (location: StoreLocation): string =>
  * @since 1.0.0
  * @category layers
  */
-export const layer = (location: StoreLocation): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> => {
-  switch (location._tag) {
-    case "Memory":
-      return MemoryStore.layer
-    case "Sqlite":
-      return SqliteStore.layer({ filename: location.filename })
-    case "Postgres":
-      return Layer.unwrapEffect(
-        Effect.map(
-          Effect.promise(() => import("@animal-store/postgres-store")),
-          ({ PostgresStore }) =>
-            PostgresStore.layer({
-              url: location.url,
-              maxConnections: location.maxConnections,
-              statementTimeout: location.statementTimeout === undefined ? undefined : `${location.statementTimeout} millis`
-            })
-        )
-      )
-  }
-}
+export const layer = (location: StoreLocation): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
+  stores.layer(location)
