@@ -1,6 +1,6 @@
 /**
- * The HTTP scenarios, as requests for wrk (`wrk.ts`): the same requests go to the
- * standalone server and to the floor.
+ * The HTTP scenarios, as requests for wrk (`wrk.ts`): the same requests go to
+ * every server measured.
  */
 import type { WrkRequest } from "./wrk.js"
 
@@ -22,8 +22,12 @@ export const expectedStatus: Record<HttpScenario, number> = {
   "401 (no key)": 401
 }
 
-/** `memory`: the standalone server on its memory store. */
-export type Server = "ours" | "floor" | "fastify" | "memory"
+/**
+ * `ours`: the standalone server of this checkout; `memory`: the same on its
+ * memory store; `baseline`: the standalone server built from another commit
+ * (`pnpm bench --baseline`).
+ */
+export type Server = "ours" | "floor" | "fastify" | "memory" | "baseline"
 
 /**
  * The scenarios the memory-store server runs: those that need no animals
