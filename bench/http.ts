@@ -25,7 +25,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { checkServed, fillThroughServer, random } from "./dataset.js"
 import type { HttpScenario, LoadLine, LoadPlan, LoadResult, Server } from "./httpScenarios.js"
-import { httpScenarios, memoryScenarios, statuses } from "./httpScenarios.js"
+import { httpScenarios, memoryScenarios, roundsOf, statuses } from "./httpScenarios.js"
 import * as SealedCursors from "./sealedCursors.js"
 import type { Started } from "./serverProcess.js"
 import { bin, canPin, cpuSeconds, exited, freePort, peakRssMb, root, serveCommand, start, stop, waitReady } from "./serverProcess.js"
@@ -143,25 +143,6 @@ export const requestsOf = (
     ids: Array.from({ length: 1024 }, () => 1 + Math.floor(next() * pets))
   }
 }
-
-/**
- * The runs of `rounds` rounds: in each, every scenario on each of `servers`
- * back to back, the order rotated each round and reversed every other round,
- * so each server runs before and after each other; the first round warms up.
- */
-export const roundsOf = (
-  rounds: number,
-  serversOf: (scenario: HttpScenario) => ReadonlyArray<Server>,
-  urls: Partial<Record<Server, string>>
-): LoadPlan["runs"] =>
-  Array.from({ length: rounds }, (_, round) =>
-    httpScenarios.flatMap((scenario, i) => {
-      const servers = serversOf(scenario)
-      const first = (i + round) % servers.length
-      const rotated = [...servers.slice(first), ...servers.slice(0, first)]
-      const order = round % 2 === 0 ? rotated : rotated.reverse()
-      return order.map((server) => ({ server, url: urls[server]!, scenario, warmUp: round === 0 }))
-    })).flat()
 
 /** Runs the plan in the load process; samples each server's CPU time around each measured run. */
 export const runLoad = (

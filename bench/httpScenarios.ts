@@ -54,6 +54,25 @@ export interface LoadPlan {
   >
 }
 
+/**
+ * The runs of `rounds` rounds: in each, every scenario on each of its `serversOf`
+ * back to back, the order rotated each round and reversed every other round,
+ * so each server runs before and after each other; the first round warms up.
+ */
+export const roundsOf = (
+  rounds: number,
+  serversOf: (scenario: HttpScenario) => ReadonlyArray<Server>,
+  urls: Partial<Record<Server, string>>
+): LoadPlan["runs"] =>
+  Array.from({ length: rounds }, (_, round) =>
+    httpScenarios.flatMap((scenario, i) => {
+      const servers = serversOf(scenario)
+      const first = (i + round) % servers.length
+      const rotated = [...servers.slice(first), ...servers.slice(0, first)]
+      const order = round % 2 === 0 ? rotated : rotated.reverse()
+      return order.map((server) => ({ server, url: urls[server]!, scenario, warmUp: round === 0 }))
+    })).flat()
+
 /** A line of the load process: a measured run starts, or its result. */
 export type LoadLine =
   | { readonly event: "start"; readonly server: Server; readonly scenario: HttpScenario }

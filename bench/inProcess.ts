@@ -97,7 +97,7 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
     {
       operation: "createPet",
       ours: (ops) => Effect.flatMap(PetInput.decodeNewPet(body), (pet) => ops.createPet(pet)),
-      // The batch's inserts in one transaction, as the store's group commit does with a turn's.
+      // The batch's inserts in one transaction, as a store may commit concurrent creates together.
       floor: (db) => {
         const statement = db.prepare(floorSql.insert)
         return (i) => {

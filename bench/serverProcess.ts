@@ -75,8 +75,13 @@ const tailOf = (file: string): string => {
   }
 }
 
+/** This process's environment without `ANIMAL_STORE_*`: a server runs as shipped, with only the settings given. */
+const inherited = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ANIMAL_STORE_")))
+
 /**
- * Starts `command` in `cwd` (pinned to `core` when given). Its output goes to
+ * Starts `command` in `cwd` (pinned to `core` when given), with this
+ * process's environment but its `ANIMAL_STORE_*` variables, and `env`. Its output goes to
  * `logFile` when given, as a server's log goes to a file: nothing on the load
  * generator's core reads it while the load runs (the standalone server writes
  * an access line per request). Otherwise it is piped to this process.
@@ -94,11 +99,11 @@ export const start = (
   const [file, ...args] = core === undefined ? command : ["taskset", "-c", String(core), ...command]
   if (logFile !== undefined) {
     const fd = Fs.openSync(logFile, "a")
-    const child = spawn(file!, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
+    const child = spawn(file!, args, { cwd, env: { ...inherited(), ...env }, stdio: ["ignore", fd, fd] })
     Fs.closeSync(fd)
     return { child, output: () => tailOf(logFile) }
   }
-  const child = spawn(file!, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(file!, args, { cwd, env: { ...inherited(), ...env }, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString("utf8")).slice(-4000)
