@@ -17,22 +17,21 @@
  * better than a few long ones: on this machine a server's speed drifts by a
  * third within seconds. Peak RSS is each server's `VmHWM` at the end.
  */
-import { ListPetsQuery, Pet } from "@animal-store/core"
 import * as Esbuild from "esbuild"
-import type { ChildProcess } from "node:child_process"
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
-import { fillSqlite, random } from "./dataset.js"
+import { checkServed, fillThroughServer, random } from "./dataset.js"
 import type { HttpScenario, LoadLine, LoadPlan, LoadResult, Server } from "./httpScenarios.js"
-import { httpScenarios, memoryScenarios, statuses } from "./httpScenarios.js"
-import { cpuSeconds, freePort, serveCommand } from "./serverProcess.js"
+import { httpScenarios, memoryScenarios, roundsOf, statuses } from "./httpScenarios.js"
+import * as SealedCursors from "./sealedCursors.js"
+import type { Started } from "./serverProcess.js"
+import { bin, canPin, cpuSeconds, exited, freePort, peakRssMb, root, serveCommand, start, stop, waitReady } from "./serverProcess.js"
 
-/** The secret both servers seal listing cursors with (the plan's cursors are sealed with it). */
-const cursorSecret = randomBytes(32).toString("hex")
+/** The secret the servers seal listing cursors with (the plan's cursors are sealed with it). */
+export const cursorSecret = randomBytes(32).toString("hex")
 
 export interface HttpOptions {
   readonly pets: number
@@ -49,7 +48,6 @@ export interface HttpMeasure extends LoadResult {
   /** Server CPU time over wall time: near 1 when the server, not the load generator, was the limit. */
   readonly serverBusy: number
 }
-
 export interface HttpResult {
   readonly scenario: HttpScenario
   /** The round of the median ratio. */
@@ -88,81 +86,11 @@ export interface HttpReport {
   readonly pinned: boolean
   readonly results: ReadonlyArray<HttpResult>
   /** Peak resident set size of each server over the whole run, in MB. */
-  readonly peakRssMb: Record<Server, number>
+  readonly peakRssMb: Record<Exclude<Server, "baseline">, number>
 }
 
-const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
-const unlimited = 1_000_000_000
-
-const canPin = (): boolean =>
-  Os.availableParallelism() >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0
-
-interface Started {
-  readonly child: ChildProcess
-  readonly output: () => string
-}
-
-/** The last 4,000 characters of a file. */
-const tailOf = (file: string): string => {
-  const size = Fs.statSync(file).size
-  const fd = Fs.openSync(file, "r")
-  try {
-    const bytes = Buffer.alloc(Math.min(size, 4000))
-    Fs.readSync(fd, bytes, 0, bytes.length, size - bytes.length)
-    return bytes.toString("utf8")
-  } finally {
-    Fs.closeSync(fd)
-  }
-}
-
-/**
- * Starts `command` (pinned to `core`). Its output goes to `logFile` when
- * given, as a server's log goes to a file: nothing on the load generator's
- * core reads it while the load runs (ours writes an access line per
- * request). Otherwise it is piped to this process.
- */
-const start = (
-  command: ReadonlyArray<string>,
-  core: number | undefined,
-  env: Record<string, string>,
-  logFile?: string
-): Started => {
-  const [file, ...args] = core === undefined ? command : ["taskset", "-c", String(core), ...command]
-  if (logFile !== undefined) {
-    const fd = Fs.openSync(logFile, "a")
-    const child = spawn(file!, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", fd, fd] })
-    Fs.closeSync(fd)
-    return { child, output: () => tailOf(logFile) }
-  }
-  const child = spawn(file!, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-  let output = ""
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString("utf8")).slice(-4000)
-  }
-  child.stdout!.on("data", keep)
-  child.stderr!.on("data", keep)
-  return { child, output: () => output }
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve()
-    else child.once("exit", () => resolve())
-  })
-
-const waitReady = async (name: string, started: Started, url: string): Promise<void> => {
-  const deadline = Date.now() + 60_000
-  while (Date.now() < deadline) {
-    if (started.child.exitCode !== null) throw new Error(`${name} exited at start:\n${started.output()}`)
-    try {
-      await fetch(url)
-      return
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
-  }
-  throw new Error(`${name} did not answer within 60 s:\n${started.output()}`)
-}
+/** Requests per minute and day of the benchmark's key and of anonymous clients: never reached. */
+export const unlimited = 1_000_000_000
 
 /**
  * The reference servers as a user would run them in production: compiled to
@@ -170,7 +98,7 @@ const waitReady = async (name: string, started: Started, url: string): Promise<v
  * `node`. Run through tsx instead, each would carry tsx's loader thread, about
  * 25 MB of memory that a deployed service does not have.
  */
-const compileReferences = async (): Promise<Record<"floor" | "fastify", string>> => {
+export const compileReferences = async (): Promise<Record<"floor" | "fastify", string>> => {
   const outdir = Path.join(root, ".bench", "references")
   await Esbuild.build({
     absWorkingDir: root,
@@ -188,28 +116,41 @@ const compileReferences = async (): Promise<Record<"floor" | "fastify", string>>
 }
 
 /** The round of the median `key` (the lower middle of an even count); `undefined` without rounds. */
-const medianBy = <K extends string, A extends Record<K, number>>(rounds: ReadonlyArray<A>, key: K): A | undefined =>
+export const medianBy = <K extends string, A extends Record<K, number>>(rounds: ReadonlyArray<A>, key: K): A | undefined =>
   [...rounds].sort((a, b) => a[key] - b[key])[Math.floor((rounds.length - 1) / 2)]
 
-const peakRssMb = (pid: number): number => {
-  const match = /^VmHWM:\s+(\d+) kB/m.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
-  return match === null ? Number.NaN : Number(match[1]) / 1024
-}
 
-const stop = async (started: Started) => {
-  started.child.kill("SIGTERM")
-  const timer = setTimeout(() => started.child.kill("SIGKILL"), 10_000)
-  await exited(started.child)
-  clearTimeout(timer)
+
+/** The plan's requests on `pets` animals (everything but its runs), cursors sealed with `cursorSecret`. */
+export const requestsOf = (
+  pets: number,
+  options: Pick<HttpOptions, "connections" | "warmupSeconds" | "seconds">,
+  key: string
+): Omit<LoadPlan, "runs"> => {
+  const next = random(pets)
+  const cursors = SealedCursors.make(cursorSecret)
+  return {
+    connections: options.connections,
+    warmupSeconds: options.warmupSeconds,
+    seconds: options.seconds,
+    key,
+    // the n-th of statusCursors is for the listing of statuses[n % 3]
+    cursors: Array.from({ length: 1024 }, () => cursors.seal(1 + Math.floor(next() * pets * 0.9), undefined)),
+    statusCursors: Array.from(
+      { length: 1024 },
+      (_, n) => cursors.seal(1 + Math.floor(next() * pets * 0.9), statuses[n % statuses.length])
+    ),
+    ids: Array.from({ length: 1024 }, () => 1 + Math.floor(next() * pets))
+  }
 }
 
 /** Runs the plan in the load process; samples each server's CPU time around each measured run. */
-const runLoad = (
+export const runLoad = (
   plan: LoadPlan,
   core: number | undefined,
-  pids: Record<Server, number>
+  pids: Partial<Record<Server, number>>
 ): Promise<ReadonlyArray<HttpMeasure>> => {
-  const started = start(["node", "--import", "tsx", "bench/load.ts"], core, { BENCH_LOAD_PLAN: JSON.stringify(plan) })
+  const started = start(["node", "--import", "tsx", "bench/load.ts"], { core, env: { BENCH_LOAD_PLAN: JSON.stringify(plan) } })
   const measures: Array<HttpMeasure> = []
   let pending = ""
   let before = { cpu: 0, wall: 0 }
@@ -219,7 +160,7 @@ const runLoad = (
     while ((newline = pending.indexOf("\n")) !== -1) {
       const line = JSON.parse(pending.slice(0, newline)) as LoadLine
       pending = pending.slice(newline + 1)
-      const now = { cpu: cpuSeconds(pids[line.server]), wall: performance.now() / 1000 }
+      const now = { cpu: cpuSeconds(pids[line.server]!), wall: performance.now() / 1000 }
       if (line.event === "start") {
         before = now
       } else {
@@ -239,15 +180,64 @@ const runLoad = (
   })
 }
 
-/** Runs the HTTP benchmark. */
-export const runHttp = async (options: HttpOptions, log: (line: string) => void): Promise<HttpReport> => {
+/**
+ * Pins this process (which reads the load generator's results and samples
+ * the servers' CPU) to the load generator's core when it can; `restore` undoes it.
+ */
+export const pinning = (log: (line: string) => void) => {
   const pinned = canPin()
   if (!pinned) log("  taskset or a second core is missing: servers and load generator run unpinned")
-  const serverCore = pinned ? 0 : undefined
-  const loadCore = pinned ? 1 : undefined
-  // This process reads the load generator's results and samples the servers' CPU: on the load generator's core.
   const ownCores = /:\s*(\S+)\s*$/.exec(spawnSync("taskset", ["-cp", String(process.pid)], { encoding: "utf8" }).stdout)?.[1]
-  if (pinned) spawnSync("taskset", ["-cp", String(loadCore), String(process.pid)])
+  if (pinned) spawnSync("taskset", ["-cp", "1", String(process.pid)])
+  return {
+    pinned,
+    serverCore: pinned ? 0 : undefined,
+    loadCore: pinned ? 1 : undefined,
+    restore: () => {
+      if (pinned && ownCores !== undefined) spawnSync("taskset", ["-cp", ownCores, String(process.pid)])
+    }
+  }
+}
+
+/** A key of the benchmark, and its `ANIMAL_STORE_API_KEYS` entry: an enterprise key that never trips. */
+export const benchKey = () => {
+  const key = `ask_live_bench${randomBytes(18).toString("base64url")}`
+  return { key, keyEntry: `${key}:enterprise:${unlimited}:${unlimited}` }
+}
+
+/** Starts the compiled reference server `script` on `port` and the SQLite file `db`, pinned to `core`. */
+export const startReference = (
+  script: string,
+  port: number,
+  db: string,
+  options: { readonly core: number | undefined; readonly keyEntry: string; readonly logFile: string }
+): Started =>
+  start(["node", script, "--port", String(port), "--db", db, "--anonymous-per-minute", String(unlimited)], {
+    core: options.core,
+    env: { FLOOR_API_KEYS: options.keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret },
+    logFile: options.logFile
+  })
+
+/**
+ * Starts the standalone server of the checkout at `checkout` (its bundled
+ * bin, as a user starts it; access log on, as shipped) on `store`, pinned to `core`.
+ */
+export const startStandalone = (
+  checkout: string,
+  port: number,
+  store: string,
+  options: { readonly core: number | undefined; readonly keyEntry: string; readonly logFile: string }
+): Started =>
+  start(serveCommand(port, store, ["--anonymous-per-minute", String(unlimited)], Path.join(checkout, bin)), {
+    cwd: checkout,
+    core: options.core,
+    env: { ANIMAL_STORE_API_KEYS: options.keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret },
+    logFile: options.logFile
+  })
+
+/** Runs the HTTP benchmark. */
+export const runHttp = async (options: HttpOptions, log: (line: string) => void): Promise<HttpReport> => {
+  const { loadCore, pinned, restore, serverCore } = pinning(log)
   const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bench-http-"))
   const started: Array<Started> = []
   try {
@@ -255,50 +245,28 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
     const floorDb = Path.join(folder, "floor.db")
     const fastifyDb = Path.join(folder, "fastify.db")
     const fillStart = performance.now()
-    await fillSqlite(oursDb, options.pets)
+    await fillThroughServer(root, oursDb, options.pets)
     Fs.copyFileSync(oursDb, floorDb)
     Fs.copyFileSync(oursDb, fastifyDb)
     log(`  ${options.pets.toLocaleString("en-US")} pets filled in ${((performance.now() - fillStart) / 1000).toFixed(1)} s`)
 
-    const key = `ask_live_bench${randomBytes(18).toString("base64url")}`
-    const keyEntry = `${key}:enterprise:${unlimited}:${unlimited}`
+    const { key, keyEntry } = benchKey()
     const [oursPort, floorPort, fastifyPort, memoryPort] = [await freePort(), await freePort(), await freePort(), await freePort()]
     const references = await compileReferences()
-    /** The bundled bin on `store`, as a user starts it. */
-    const standalone = (port: number, store: string, log: string) =>
-      start(
-        serveCommand(port, store, ["--anonymous-per-minute", String(unlimited)]),
-        serverCore,
-        { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret },
-        Path.join(folder, log)
-      )
-    const ours = standalone(oursPort, `sqlite:${oursDb}`, "ours.log")
+    const logFile = (name: string) => Path.join(folder, name)
+    const ours = startStandalone(root, oursPort, `sqlite:${oursDb}`, { core: serverCore, keyEntry, logFile: logFile("ours.log") })
     started.push(ours)
-    const floor = start([
-      "node",
-      references.floor,
-      "--port",
-      String(floorPort),
-      "--db",
-      floorDb,
-      "--anonymous-per-minute",
-      String(unlimited)
-    ], serverCore, { FLOOR_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, "floor.log"))
+    const floor = startReference(references.floor, floorPort, floorDb, { core: serverCore, keyEntry, logFile: logFile("floor.log") })
     started.push(floor)
-    const fastify = start([
-      "node",
-      references.fastify,
-      "--port",
-      String(fastifyPort),
-      "--db",
-      fastifyDb,
-      "--anonymous-per-minute",
-      String(unlimited)
-    ], serverCore, { FLOOR_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret }, Path.join(folder, "fastify.log"))
+    const fastify = startReference(references.fastify, fastifyPort, fastifyDb, {
+      core: serverCore,
+      keyEntry,
+      logFile: logFile("fastify.log")
+    })
     started.push(fastify)
-    const memory = standalone(memoryPort, "memory", "memory.log")
+    const memory = startStandalone(root, memoryPort, "memory", { core: serverCore, keyEntry, logFile: logFile("memory.log") })
     started.push(memory)
-    const urls: Record<Server, string> = {
+    const urls = {
       ours: `http://127.0.0.1:${oursPort}`,
       floor: `http://127.0.0.1:${floorPort}`,
       fastify: `http://127.0.0.1:${fastifyPort}`,
@@ -308,35 +276,15 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
     await waitReady("The floor server", floor, `${urls.floor}/v1/pets`)
     await waitReady("The Fastify reference", fastify, `${urls.fastify}/v1/pets`)
     await waitReady("The memory-store server", memory, `${urls.memory}/v1/pets`)
+    await checkServed("The standalone server", urls.ours, key, options.pets)
 
-    const next = random(options.pets)
-    const cursors = ListPetsQuery.makeCursors(cursorSecret)
     const plan: LoadPlan = {
-      connections: options.connections,
-      warmupSeconds: options.warmupSeconds,
-      seconds: options.seconds,
-      key,
-      // sealed with the secret both servers are given; the n-th is for the listing of statuses[n % 3]
-      cursors: Array.from(
-        { length: 1024 },
-        () => cursors.seal(undefined, Pet.PetId.make(1 + Math.floor(next() * options.pets * 0.9)))
-      ),
-      statusCursors: Array.from(
-        { length: 1024 },
-        (_, n) => cursors.seal(statuses[n % statuses.length], Pet.PetId.make(1 + Math.floor(next() * options.pets * 0.9)))
-      ),
-      ids: Array.from({ length: 1024 }, () => 1 + Math.floor(next() * options.pets)),
-      runs: Array.from({ length: options.rounds }, (_, round) =>
-        httpScenarios.flatMap((scenario, i) => {
-          const servers: ReadonlyArray<Server> = memoryScenarios.includes(scenario)
-            ? ["ours", "floor", "fastify", "memory"]
-            : ["ours", "floor", "fastify"]
-          // Rotated each round, and reversed every other round: each server runs before and after each other.
-          const first = (i + round) % servers.length
-          const rotated = [...servers.slice(first), ...servers.slice(0, first)]
-          const order = round % 2 === 0 ? rotated : rotated.reverse()
-          return order.map((server) => ({ server, url: urls[server], scenario, warmUp: round === 0 }))
-        })).flat()
+      ...requestsOf(options.pets, options, key),
+      runs: roundsOf(
+        options.rounds,
+        (scenario) => memoryScenarios.includes(scenario) ? ["ours", "floor", "fastify", "memory"] : ["ours", "floor", "fastify"],
+        urls
+      )
     }
     const loads = await runLoad(plan, loadCore, {
       ours: ours.child.pid!,
@@ -422,6 +370,6 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
   } finally {
     await Promise.all(started.map(stop))
     Fs.rmSync(folder, { recursive: true, force: true })
-    if (pinned && ownCores !== undefined) spawnSync("taskset", ["-cp", ownCores, String(process.pid)])
+    restore()
   }
 }

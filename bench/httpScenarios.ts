@@ -1,6 +1,6 @@
 /**
- * The HTTP scenarios, as requests for wrk (`wrk.ts`): the same requests go to the
- * standalone server and to the floor.
+ * The HTTP scenarios, as requests for wrk (`wrk.ts`): the same requests go to
+ * every server measured.
  */
 import type { WrkRequest } from "./wrk.js"
 
@@ -22,8 +22,12 @@ export const expectedStatus: Record<HttpScenario, number> = {
   "401 (no key)": 401
 }
 
-/** `memory`: the standalone server on its memory store. */
-export type Server = "ours" | "floor" | "fastify" | "memory"
+/**
+ * `ours`: the standalone server of this checkout; `memory`: the same on its
+ * memory store; `baseline`: the standalone server built from another commit
+ * (`pnpm bench --baseline`).
+ */
+export type Server = "ours" | "floor" | "fastify" | "memory" | "baseline"
 
 /**
  * The scenarios the memory-store server runs: those that need no animals
@@ -49,6 +53,25 @@ export interface LoadPlan {
     { readonly server: Server; readonly url: string; readonly scenario: HttpScenario; readonly warmUp: boolean }
   >
 }
+
+/**
+ * The runs of `rounds` rounds: in each, every scenario on each of its `serversOf`
+ * back to back, the order rotated each round and reversed every other round,
+ * so each server runs before and after each other; the first round warms up.
+ */
+export const roundsOf = (
+  rounds: number,
+  serversOf: (scenario: HttpScenario) => ReadonlyArray<Server>,
+  urls: Partial<Record<Server, string>>
+): LoadPlan["runs"] =>
+  Array.from({ length: rounds }, (_, round) =>
+    httpScenarios.flatMap((scenario, i) => {
+      const servers = serversOf(scenario)
+      const first = (i + round) % servers.length
+      const rotated = [...servers.slice(first), ...servers.slice(0, first)]
+      const order = round % 2 === 0 ? rotated : rotated.reverse()
+      return order.map((server) => ({ server, url: urls[server]!, scenario, warmUp: round === 0 }))
+    })).flat()
 
 /** A line of the load process: a measured run starts, or its result. */
 export type LoadLine =

@@ -5,7 +5,7 @@
 import { type AnimalStore, ListPetsQuery, Pet, PetInput, PetOperations } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 import { SqliteStore } from "@animal-store/sqlite-store"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Runtime } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -14,6 +14,7 @@ import type { Measure, Timing } from "./measure.js"
 import { batch, measure } from "./measure.js"
 import type { Connection } from "./rawSqlite.js"
 import { floorSql, openRaw } from "./rawSqlite.js"
+import * as SealedCursors from "./sealedCursors.js"
 
 export type InProcessOperation = "listPets limit=20" | "listPets status limit=100" | "createPet" | "getPet"
 
@@ -39,29 +40,33 @@ const inputs = 4096
 /** The secret cursors are sealed with (given to `PetOperations`). */
 const cursorSecret = "bench-cursor-secret-0000000000000000"
 
-const runOrThrow = <A>(effect: Effect.Effect<A, unknown>): A => {
+/**
+ * Runs `effect`: its value at once when it completes synchronously, else (a
+ * store that waits, such as a create that ends with its commit) a promise of it.
+ */
+const runFast = <A>(effect: Effect.Effect<A, unknown>): A | Promise<A> => {
   const exit = Effect.runSyncExit(effect)
-  if (exit._tag === "Failure") throw new Error(`Operation failed: ${String(exit.cause)}`)
-  return exit.value
+  if (Exit.isSuccess(exit)) return exit.value
+  const defect = Cause.isDie(exit.cause) ? Cause.squash(exit.cause) : undefined
+  if (Runtime.isAsyncFiberException(defect)) return Effect.runPromise(Fiber.join(defect.fiber as Fiber.Fiber<A, unknown>))
+  throw new Error(`Operation failed: ${String(exit.cause)}`)
 }
 
 interface Scenario {
   readonly operation: InProcessOperation
   readonly ours: (ops: PetOperations.PetOperationsService, i: number) => Effect.Effect<unknown, unknown>
   readonly floor: (db: Connection) => (i: number) => unknown
-  /** `later`: the operation may end after the turn (a create ends when the SQLite store's group commit has). */
-  readonly ends?: "later"
 }
 
 const scenarios = (pets: number): ReadonlyArray<Scenario> => {
   const next = random(pets)
   // Cursors anywhere in the first 90% of the table, so every page is full.
   const afterIds = Array.from({ length: inputs }, () => Math.floor(next() * pets * 0.9))
-  const sealing = ListPetsQuery.makeCursors(cursorSecret)
-  const cursors = afterIds.map((id) => id === 0 ? undefined : sealing.seal(undefined, Pet.PetId.make(id)))
+  const sealing = SealedCursors.make(cursorSecret)
+  const cursors = afterIds.map((id) => id === 0 ? undefined : sealing.seal(id, undefined))
   const statusCursors = new Map(
     statuses.map((status) =>
-      [status, afterIds.map((id) => id === 0 ? undefined : sealing.seal(status, Pet.PetId.make(id)))] as const
+      [status, afterIds.map((id) => id === 0 ? undefined : sealing.seal(id, status))] as const
     )
   )
   const ids = Array.from({ length: inputs }, () => 1 + Math.floor(next() * pets))
@@ -92,7 +97,7 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
     {
       operation: "createPet",
       ours: (ops) => Effect.flatMap(PetInput.decodeNewPet(body), (pet) => ops.createPet(pet)),
-      // The batch's inserts in one transaction, as the store's group commit does with a turn's.
+      // The batch's inserts in one transaction, as a store may commit concurrent creates together.
       floor: (db) => {
         const statement = db.prepare(floorSql.insert)
         return (i) => {
@@ -100,8 +105,7 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
           statement.get(body.name, body.categoryId, body.status)
           if (i % batch === batch - 1) db.exec("COMMIT")
         }
-      },
-      ends: "later"
+      }
     },
     {
       operation: "getPet",
@@ -117,11 +121,11 @@ const scenarios = (pets: number): ReadonlyArray<Scenario> => {
 const isRows = (value: unknown): value is ReadonlyArray<{ readonly id: number }> => Array.isArray(value)
 
 /** Both ways answer the first inputs alike (ids of the listed or read animals). */
-const checkSame = (scenario: Scenario, ours: PetOperations.PetOperationsService, db: Connection) => {
+const checkSame = async (scenario: Scenario, ours: PetOperations.PetOperationsService, db: Connection) => {
   if (scenario.operation === "createPet") return
   const floor = scenario.floor(db)
   for (let i = 0; i < 16; i++) {
-    const mine = runOrThrow(scenario.ours(ours, i)) as { readonly pets?: ReadonlyArray<Pet.Pet>; readonly id?: number }
+    const mine = (await runFast(scenario.ours(ours, i))) as { readonly pets?: ReadonlyArray<Pet.Pet>; readonly id?: number }
     const theirs = floor(i) as ReadonlyArray<{ readonly id: number }> | { readonly id: number }
     const mineIds = mine.pets === undefined ? [mine.id] : mine.pets.map((pet) => pet.id)
     const theirIds = isRows(theirs) ? theirs.slice(0, mineIds.length).map((row) => row.id) : [theirs.id]
@@ -166,11 +170,13 @@ export const runSize = async (
     db.pragma("busy_timeout = 5000")
     const results: Array<InProcessResult> = []
     for (const scenario of scenarios(pets)) {
-      checkSame(scenario, memoryOps, db)
-      checkSame(scenario, sqliteOps, db)
+      await checkSame(scenario, memoryOps, db)
+      await checkSame(scenario, sqliteOps, db)
       const floor = scenario.floor(db)
-      const run = (ops: PetOperations.PetOperationsService) => (i: number) =>
-        scenario.ends === "later" ? Effect.runPromise(scenario.ours(ops, i)) : void runOrThrow(scenario.ours(ops, i))
+      const run = (ops: PetOperations.PetOperationsService) => (i: number) => {
+        const done = runFast(scenario.ours(ops, i))
+        return done instanceof Promise ? done : undefined
+      }
       const measured = await measure([
         { name: "memory", run: run(memoryOps) },
         { name: "sqlite", run: run(sqliteOps) },

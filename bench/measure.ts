@@ -8,10 +8,9 @@
 
 /**
  * A way of doing the operation: `run(i)` does it once, with the `i`-th input.
- * An operation that ends later (a create under the SQLite store's group
- * commit ends when its turn commits) answers a promise: the operations of a
- * batch then run together, as the requests of one turn do, and the batch
- * ends when all have.
+ * An operation that ends later (a create that ends once it is durable)
+ * answers a promise: the operations of a batch then run together, as
+ * concurrent requests do, and the batch ends when all have.
  */
 export interface Way {
   readonly name: string

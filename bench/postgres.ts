@@ -10,7 +10,6 @@
  *
  * Prints one table and writes bench/results/postgres.json.
  */
-import { ListPetsQuery, Pet } from "@animal-store/core"
 import * as ChildProcess from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
@@ -21,6 +20,7 @@ import * as PgCluster from "../packages/postgres-store/test/support/PgCluster.js
 import { random } from "./dataset.js"
 import type { HttpScenario, LoadPlan } from "./httpScenarios.js"
 import { expectedStatus, httpScenarios, requestOf, statuses } from "./httpScenarios.js"
+import * as SealedCursors from "./sealedCursors.js"
 import { bin as serverBin, cpuSeconds } from "./serverProcess.js"
 import { requireWrk, runWrk } from "./wrk.js"
 
@@ -85,16 +85,16 @@ try {
   )
   await cluster.query("VACUUM ANALYZE pets", [], "bench")
   const next = random(pets)
-  const cursors = ListPetsQuery.makeCursors(cursorSecret)
+  const cursors = SealedCursors.make(cursorSecret)
   const plan: LoadPlan = {
     connections,
     warmupSeconds,
     seconds,
     key,
-    cursors: Array.from({ length: 1024 }, () => cursors.seal(undefined, Pet.PetId.make(1 + Math.floor(next() * pets * 0.9)))),
+    cursors: Array.from({ length: 1024 }, () => cursors.seal(1 + Math.floor(next() * pets * 0.9), undefined)),
     statusCursors: Array.from(
       { length: 1024 },
-      (_, n) => cursors.seal(statuses[n % statuses.length], Pet.PetId.make(1 + Math.floor(next() * pets * 0.9)))
+      (_, n) => cursors.seal(1 + Math.floor(next() * pets * 0.9), statuses[n % statuses.length])
     ),
     ids: Array.from({ length: 1024 }, () => 1 + Math.floor(next() * pets)),
     runs: []

@@ -1,6 +1,7 @@
 /**
  * The targets of the benchmark, and its results as one table.
  */
+import type { AbReport } from "./ab.js"
 import type { HttpReport } from "./http.js"
 import type { InProcessResult } from "./inProcess.js"
 
@@ -18,7 +19,11 @@ export const targets = {
   /** In-process `listPets` on the SQLite store, ours / better-sqlite3 alone. */
   sqliteListRatio: 0.5,
   /** Server CPU per createPet with a new `Idempotency-Key` / without one: at most (issue 15). */
-  idempotencyCpuRatio: 1.2
+  idempotencyCpuRatio: 1.2,
+  /** `--baseline`: HTTP requests per second, today / the baseline (median of the rounds), on every scenario: at least. */
+  baselineRatio: 0.9,
+  /** `--baseline`: peak RSS under load, today / the baseline: at most. */
+  baselineRssRatio: 1.2
 } as const
 
 /** `bench/idempotency.ts --json`: the median and each round's keyed / plain CPU per request. */
@@ -137,4 +142,78 @@ export const table = (rows: ReadonlyArray<Row>): string => {
     keys.map((key, i) => key === "ratio" ? cell[key].padStart(widths[i]!) : cell[key].padEnd(widths[i]!)).join("  ")
       .trimEnd()
   return [line(cells[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n")
+}
+
+/**
+ * What `report` misses of the A/B targets, one line each: today at least
+ * `baselineRatio` of the baseline and `fastifyRatio` of Fastify on every
+ * scenario, p99 at most `fastifyP99Ratio` of Fastify's, peak RSS at most
+ * `baselineRssRatio` of the baseline's, and no unexpected response.
+ */
+export const abMissed = (report: AbReport): Array<string> => [
+  ...report.results.flatMap((result) => [
+    ...(result.baselineRatio >= targets.baselineRatio ? [] : [
+      `${result.scenario}: ${number(result.baselineRatio, 3)}x the baseline (target >= ${number(targets.baselineRatio, 2)}x)`
+    ]),
+    ...(result.fastifyRatio >= targets.fastifyRatio ? [] : [
+      `${result.scenario}: ${number(result.fastifyRatio, 3)}x Fastify (target >= ${number(targets.fastifyRatio, 2)}x)`
+    ]),
+    ...(result.p99Ratio <= targets.fastifyP99Ratio ? [] : [
+      `${result.scenario}: p99 ${number(result.p99Ratio, 3)}x Fastify's (target <= ${number(targets.fastifyP99Ratio, 2)}x)`
+    ]),
+    ...Object.entries(result.unexpected).filter(([, count]) => count > 0).map(([server, count]) =>
+      `${result.scenario}: ${number(count)} unexpected responses or errors from ${server}`
+    )
+  ]),
+  ...(report.rssRatio <= targets.baselineRssRatio ? [] : [
+    `peak RSS ${number(report.rssRatio, 3)}x the baseline's (target <= ${number(targets.baselineRssRatio, 2)}x)`
+  ])
+]
+
+/** The A/B results as a Markdown table, with the targets under it. */
+export const abTable = (report: AbReport): string => {
+  const rows = report.results.map((result) => {
+    const { baseline, fastify, today } = result.requestsPerSecond
+    const p99 = result.p99Ms
+    const met = result.baselineRatio >= targets.baselineRatio && result.fastifyRatio >= targets.fastifyRatio &&
+      result.p99Ratio <= targets.fastifyP99Ratio && Object.values(result.unexpected).every((count) => count === 0)
+    return [
+      result.scenario,
+      number(today),
+      number(baseline),
+      `${number(result.baselineRatio, 2)}x`,
+      number(fastify),
+      `${number(result.fastifyRatio, 2)}x`,
+      `${number(p99.today, 1)} / ${number(p99.baseline, 1)} / ${number(p99.fastify, 1)}`,
+      `${number(result.p99Ratio, 2)}x`,
+      met ? "yes" : "NO"
+    ]
+  })
+  const rss = report.peakRssMb
+  const lines = [
+    ["scenario", "today req/s", "baseline req/s", "today / baseline", "Fastify req/s", "today / Fastify", "p99 ms today / baseline / Fastify", "p99 today / Fastify", "met"],
+    ...rows,
+    [
+      "peak RSS (MB)",
+      number(rss.today),
+      number(rss.baseline),
+      `${number(report.rssRatio, 2)}x`,
+      number(rss.fastify),
+      `${number(rss.today / rss.fastify, 2)}x`,
+      "",
+      "",
+      report.rssRatio <= targets.baselineRssRatio ? "yes" : "NO"
+    ]
+  ]
+  const markdown = (cells: ReadonlyArray<string>) => `| ${cells.join(" | ")} |`
+  return [
+    markdown(lines[0]!),
+    markdown(lines[0]!.map((_, i) => i === 0 ? "---" : "---:")),
+    ...lines.slice(1).map(markdown),
+    "",
+    `Targets: today >= ${number(targets.baselineRatio, 2)}x the baseline and >= ${number(targets.fastifyRatio, 2)}x Fastify ` +
+    `in req/s on every scenario, p99 <= ${number(targets.fastifyP99Ratio, 2)}x Fastify's, ` +
+    `peak RSS <= ${number(targets.baselineRssRatio, 2)}x the baseline's. Ratios are medians of the rounds' ratios; ` +
+    `req/s and p99, medians of each server's rounds.`
+  ].join("\n")
 }

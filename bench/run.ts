@@ -13,31 +13,37 @@
  *   median of the rounds'): req/s, p50, p99, and the server's peak RSS.
  * - Idempotency-Key: the server's CPU per createPet with a new key against
  *   one without (`idempotency.ts`), target at most 1.2x.
+ * - A/B (`--baseline <commit-ish>`, alone): the standalone server built from
+ *   that commit beside today's build and the Fastify reference, the same HTTP
+ *   scenarios interleaved in the same rounds (`ab.ts`, `baseline.ts`).
  *
  * One table on stdout (progress on stderr), everything in
- * `bench/results/latest.json`.
+ * `bench/results/latest.json` (`bench/results/ab.json` for A/B).
  *
  *   pnpm bench [--only inprocess|http|idempotency] [--seconds 1] [--rounds 15] [--warmup 2] [--sizes 10000,1000000]
  *              [--http-pets 1000000] [--out bench/results/latest.json] [--check]
+ *   pnpm bench --baseline <commit-ish> [--seconds 1] [--rounds 15] [--warmup 2] [--http-pets 1000000]
+ *              [--out bench/results/ab.json] [--check]
  *
  * `--check` exits 1 when a target is missed.
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
+import { runAb } from "./ab.js"
+import { checkTodayBuilt, prepareBaseline, todayCommit } from "./baseline.js"
 import type { HttpOptions, HttpReport } from "./http.js"
 import { runHttp } from "./http.js"
 import type { InProcessResult, SizeInfo } from "./inProcess.js"
 import { runSize } from "./inProcess.js"
 import type { Row } from "./report.js"
 import type { IdempotencyResult } from "./report.js"
-import { httpRows, idempotencyRow, inProcessRows, inProcessTarget, table, targets } from "./report.js"
+import { abMissed, abTable, httpRows, idempotencyRow, inProcessRows, inProcessTarget, table, targets } from "./report.js"
+import { root } from "./serverProcess.js"
 import { requireWrk } from "./wrk.js"
 
-const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 
 const { values: flags } = parseArgs({
   options: {
@@ -47,13 +53,17 @@ const { values: flags } = parseArgs({
     warmup: { type: "string", default: "2" },
     sizes: { type: "string", default: "10000,1000000" },
     "http-pets": { type: "string", default: "1000000" },
-    out: { type: "string", default: Path.join(root, "bench/results/latest.json") },
-    check: { type: "boolean", default: false }
+    out: { type: "string" },
+    check: { type: "boolean", default: false },
+    baseline: { type: "string" }
   }
 })
 if (flags.only !== undefined && !["inprocess", "http", "idempotency"].includes(flags.only)) {
   throw new Error("--only is inprocess, http or idempotency")
 }
+if (flags.baseline !== undefined && flags.only !== undefined) throw new Error("--baseline runs alone: drop --only")
+if (flags.baseline?.startsWith("-")) throw new Error("--baseline takes a commit-ish")
+const out = flags.out ?? Path.join(root, flags.baseline === undefined ? "bench/results/latest.json" : "bench/results/ab.json")
 const positive = (name: string, text: string): number => {
   const n = Number(text)
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`)
@@ -72,101 +82,138 @@ const log = (line: string) => process.stderr.write(line + "\n")
 const started = Date.now()
 const loadAverageAtStart = Os.loadavg()
 
-const inProcessTiming = { warmupMs: 300, rounds: 5, roundMs: 200 }
-const sizeInfo: Array<SizeInfo> = []
-const inProcess: Array<InProcessResult> = []
-if (flags.only === undefined || flags.only === "inprocess") {
-  log("In-process (PetOperations; floor: the same query on better-sqlite3 alone)")
-  for (const pets of sizes) {
-    const { info, results } = await runSize(pets, inProcessTiming, log)
-    sizeInfo.push(info)
-    inProcess.push(...results)
-  }
+const machine = () => ({
+  cpu: Os.cpus()[0]?.model,
+  cores: Os.availableParallelism(),
+  memoryGb: Os.totalmem() / 2 ** 30,
+  node: process.version,
+  loadAverageAtStart,
+  loadAverageAtEnd: Os.loadavg()
+})
+
+/** Writes `results` to `out`, prints `tableText` and the summary line; exits 1 on a miss under `--check`. */
+const finish = (results: { readonly machine: ReturnType<typeof machine> }, tableText: string, missed: ReadonlyArray<string>) => {
+  Fs.mkdirSync(Path.dirname(out), { recursive: true })
+  Fs.writeFileSync(out, JSON.stringify(results, null, 2) + "\n")
+  console.log(tableText)
+  console.log(
+    `\n${missed.length === 0 ? "Every target met" : `${missed.length} target(s) missed`}; ` +
+      `load average ${loadAverageAtStart.map((n) => n.toFixed(1)).join(" ")} at start, ` +
+      `${results.machine.loadAverageAtEnd.map((n) => n.toFixed(1)).join(" ")} at end; ` +
+      `${((Date.now() - started) / 1000).toFixed(0)} s; results in ${Path.relative(process.cwd(), out)}`
+  )
+  if (flags.check && missed.length > 0) process.exitCode = 1
 }
 
-// The HTTP and Idempotency-Key parts load the servers with wrk: installed first if it is missing.
-if (flags.only !== "inprocess") requireWrk()
-
-let http: HttpReport | undefined
-if (flags.only === undefined || flags.only === "http") {
-  const { connections, rounds, seconds, warmupSeconds } = httpOptions
-  log(`HTTP (${connections} connections, ${rounds} rounds of ${seconds} s per scenario and server after ${warmupSeconds} s of warm-up)`)
-  http = await runHttp(httpOptions, log)
-}
-
-let idempotency: IdempotencyResult | undefined
-if (flags.only === undefined || flags.only === "idempotency") {
-  log(`Idempotency-Key (${httpOptions.rounds} rounds of plain, keyed, keyed, plain, ${httpOptions.seconds} s each)`)
-  const child = spawnSync("node", [
-    "--import",
-    "tsx",
-    "bench/idempotency.ts",
-    "--json",
-    "--seconds",
-    String(httpOptions.seconds),
-    "--rounds",
-    String(httpOptions.rounds)
-  ], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
-  const lines = child.stdout.trim().split("\n")
-  for (const line of lines) if (!line.startsWith("{")) log(`  ${line}`)
-  if (child.status !== 0) throw new Error(`bench/idempotency.ts exited with ${child.status}`)
-  idempotency = JSON.parse(lines.find((line) => line.startsWith("{"))!) as IdempotencyResult
-}
-
-const rows: Array<Row> = [
-  ...inProcessRows(inProcess),
-  ...(http === undefined ? [] : httpRows(http)),
-  ...(idempotency === undefined ? [] : [idempotencyRow(idempotency)])
-]
-const missed = rows.filter((row) => row.met === false).map((row) => row.scenario)
-const elapsedSeconds = (Date.now() - started) / 1000
-
-const gitCommit = (() => {
-  try {
-    return execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8" }).trim()
-  } catch {
-    return undefined
-  }
-})()
-
-const results = {
+const common = () => ({
   date: new Date(started).toISOString(),
-  gitCommit,
+  gitCommit: todayCommit(),
   command: ["pnpm bench", ...process.argv.slice(2)].join(" "),
-  elapsedSeconds,
-  machine: {
-    cpu: Os.cpus()[0]?.model,
-    cores: Os.availableParallelism(),
-    memoryGb: Os.totalmem() / 2 ** 30,
-    node: process.version,
-    loadAverageAtStart,
-    loadAverageAtEnd: Os.loadavg()
-  },
-  targets,
-  inProcess: {
-    timing: { ...inProcessTiming, clock: "process CPU time (user + system)" },
-    sizes: sizeInfo,
-    results: inProcess.map((result) => ({ ...result, target: inProcessTarget(result) }))
-  },
-  http: http === undefined ? undefined : {
-    ...http,
-    ...httpOptions,
-    results: http.results.map((result) => ({
-      ...result,
-      targets: { floor: targets.httpRatio, fastify: targets.fastifyRatio, fastifyP99: targets.fastifyP99Ratio }
-    }))
-  },
-  idempotency,
-  missed
-}
-Fs.mkdirSync(Path.dirname(flags.out), { recursive: true })
-Fs.writeFileSync(flags.out, JSON.stringify(results, null, 2) + "\n")
+  elapsedSeconds: (Date.now() - started) / 1000,
+  machine: machine()
+})
 
-console.log(table(rows))
-console.log(
-  `\n${missed.length === 0 ? "Every target met" : `${missed.length} target(s) missed`}; ` +
-    `load average ${loadAverageAtStart.map((n) => n.toFixed(1)).join(" ")} at start, ` +
-    `${results.machine.loadAverageAtEnd.map((n) => n.toFixed(1)).join(" ")} at end; ` +
-    `${elapsedSeconds.toFixed(0)} s; results in ${Path.relative(process.cwd(), flags.out)}`
-)
-if (flags.check && missed.length > 0) process.exitCode = 1
+/** `--baseline`: today's server against the one built from `commitish`, and Fastify. */
+const runBaseline = async (commitish: string) => {
+  requireWrk()
+  checkTodayBuilt(log)
+  const baseline = prepareBaseline(commitish, log)
+  const { connections, rounds, seconds, warmupSeconds } = httpOptions
+  const today = todayCommit()
+  log(`A/B: today (${today.slice(0, 10)}) against ${commitish} (${baseline.commit.slice(0, 10)}) and Fastify, ` +
+    `${connections} connections, ${rounds} rounds of ${seconds} s per scenario and server after ${warmupSeconds} s of warm-up`)
+  const report = await runAb(httpOptions, baseline, log)
+  const missed = abMissed(report)
+  const results = {
+    ...common(),
+    targets: {
+      baselineRatio: targets.baselineRatio,
+      fastifyRatio: targets.fastifyRatio,
+      fastifyP99Ratio: targets.fastifyP99Ratio,
+      baselineRssRatio: targets.baselineRssRatio
+    },
+    ab: { ...report, ...httpOptions },
+    missed
+  }
+  finish(
+    results,
+    `HTTP ${report.pets.toLocaleString("en-US")} pets, today (${today.slice(0, 10)}) against ${commitish} ` +
+      `(${baseline.commit.slice(0, 10)}), ${rounds} rounds of ${seconds} s\n\n${abTable(report)}` +
+      missed.map((line) => `\nmissed: ${line}`).join(""),
+    missed
+  )
+}
+
+/** The in-process, HTTP and Idempotency-Key parts (those `--only` names). */
+const runParts = async () => {
+  const inProcessTiming = { warmupMs: 300, rounds: 5, roundMs: 200 }
+  const sizeInfo: Array<SizeInfo> = []
+  const inProcess: Array<InProcessResult> = []
+  if (flags.only === undefined || flags.only === "inprocess") {
+    log("In-process (PetOperations; floor: the same query on better-sqlite3 alone)")
+    for (const pets of sizes) {
+      const { info, results } = await runSize(pets, inProcessTiming, log)
+      sizeInfo.push(info)
+      inProcess.push(...results)
+    }
+  }
+
+  // The HTTP and Idempotency-Key parts load the servers with wrk: installed first if it is missing.
+  if (flags.only !== "inprocess") requireWrk()
+
+  let http: HttpReport | undefined
+  if (flags.only === undefined || flags.only === "http") {
+    const { connections, rounds, seconds, warmupSeconds } = httpOptions
+    log(`HTTP (${connections} connections, ${rounds} rounds of ${seconds} s per scenario and server after ${warmupSeconds} s of warm-up)`)
+    http = await runHttp(httpOptions, log)
+  }
+
+  let idempotency: IdempotencyResult | undefined
+  if (flags.only === undefined || flags.only === "idempotency") {
+    log(`Idempotency-Key (${httpOptions.rounds} rounds of plain, keyed, keyed, plain, ${httpOptions.seconds} s each)`)
+    const child = spawnSync("node", [
+      "--import",
+      "tsx",
+      "bench/idempotency.ts",
+      "--json",
+      "--seconds",
+      String(httpOptions.seconds),
+      "--rounds",
+      String(httpOptions.rounds)
+    ], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
+    const lines = child.stdout.trim().split("\n")
+    for (const line of lines) if (!line.startsWith("{")) log(`  ${line}`)
+    if (child.status !== 0) throw new Error(`bench/idempotency.ts exited with ${child.status}`)
+    idempotency = JSON.parse(lines.find((line) => line.startsWith("{"))!) as IdempotencyResult
+  }
+
+  const rows: Array<Row> = [
+    ...inProcessRows(inProcess),
+    ...(http === undefined ? [] : httpRows(http)),
+    ...(idempotency === undefined ? [] : [idempotencyRow(idempotency)])
+  ]
+  const missed = rows.filter((row) => row.met === false).map((row) => row.scenario)
+  const results = {
+    ...common(),
+    targets,
+    inProcess: {
+      timing: { ...inProcessTiming, clock: "process CPU time (user + system)" },
+      sizes: sizeInfo,
+      results: inProcess.map((result) => ({ ...result, target: inProcessTarget(result) }))
+    },
+    http: http === undefined ? undefined : {
+      ...http,
+      ...httpOptions,
+      results: http.results.map((result) => ({
+        ...result,
+        targets: { floor: targets.httpRatio, fastify: targets.fastifyRatio, fastifyP99: targets.fastifyP99Ratio }
+      }))
+    },
+    idempotency,
+    missed
+  }
+  finish(results, table(rows), missed)
+}
+
+if (flags.baseline === undefined) await runParts()
+else await runBaseline(flags.baseline)

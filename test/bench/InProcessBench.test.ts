@@ -1,7 +1,7 @@
 /**
  * The benchmark harness as `pnpm bench` runs it, on the built packages: its
  * in-process part at a small size (no wrk needed), so a change of the stores
- * that breaks it (a create that ends with its group commit, a store's own
+ * that breaks it (a create that ends after the call returns, a store's own
  * cursor secret) fails here, not at the next benchmark run. No figure is
  * asserted: the harness itself checks that each store answers as the raw
  * better-sqlite3 floor does.
