@@ -7,7 +7,7 @@
  *    fails at once while the key is banned, without sending;
  * 2. sends the request with `Authorization: Bearer <key>`;
  * 3. on 429 `rate_limited` waits `Retry-After` plus a backoff
- *    (`RetryPolicy.delay`) and sends again, up to `maxAttempts`;
+ *    (`RetryPolicy.schedule`) and sends again, up to `maxAttempts`;
  *    on `api_key_banned` fails at once with the ban's end;
  * 4. on a network failure or a 5xx, sends again only what is safe to
  *    repeat: the GETs, and `createPet`, which always carries an
@@ -211,6 +211,14 @@ const resultOf = <A>(
   )
 }
 
+/** An attempt that failed: its error, whether it may be sent again, and the wait the server asked for. */
+interface FailedAttempt extends RetryPolicy.Refusal {
+  readonly error: ClientError
+  readonly retryable: boolean
+}
+
+const finalFailure = (error: ClientError): FailedAttempt => ({ error, retryable: false, retryAfterMillis: 0 })
+
 /**
  * The client, on the `HttpClient` of the context (`FetchHttpClient.layer`,
  * `NodeHttpClient.layer`, or the host's own).
@@ -220,7 +228,7 @@ const resultOf = <A>(
  */
 export const make = (options: Options): Effect.Effect<AnimalStoreClientService, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const policy = RetryPolicy.make(options.retry)
+    const retrySchedule = RetryPolicy.schedule(RetryPolicy.make(options.retry))
     const pacing = options.pacing ?? true
     const key = Redacted.isRedacted(options.apiKey) ? options.apiKey : Redacted.make(options.apiKey)
     const budget = yield* Ref.make(RateLimit.unknown)
@@ -256,22 +264,24 @@ export const make = (options: Options): Effect.Effect<AnimalStoreClientService, 
       })
 
     /**
-     * Sends `send` until it succeeds or may not be retried. `repeatable`:
-     * whether a network failure or a 5xx may be sent again.
+     * Sends `send` until it succeeds or may not be retried, on the schedule
+     * of the retry policy. `repeatable`: whether a network failure or a 5xx
+     * may be sent again.
      */
     const call = <A>(
       send: Effect.Effect<A, unknown>,
       repeatable: boolean,
       onResponse: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void> = () => Effect.void
     ): Effect.Effect<{ readonly value: A; readonly response: HttpClientResponse.HttpClientResponse }, ClientError> =>
-      Effect.gen(function*() {
-        for (let attempt = 1;; attempt++) {
-          yield* admit(attempt - 1)
+      Effect.flatMap(Ref.make(0), (attempts) =>
+        Effect.gen(function*() {
+          const attempt = yield* Ref.updateAndGet(attempts, (n) => n + 1)
+          yield* Effect.mapError(admit(attempt - 1), finalFailure)
           yield* FiberRef.set(lastResponse, undefined)
           const exit = yield* Effect.exit(send)
           const response = yield* FiberRef.getAndSet(lastResponse, undefined)
           const now = yield* Clock.currentTimeMillis
-          const outcome = yield* resultOf(exit, response, attempt, now)
+          const outcome = yield* Effect.mapError(resultOf(exit, response, attempt, now), finalFailure)
           if (response !== undefined) {
             const seen = {
               rateLimit: RateLimit.fromHeaders(headerOf(response)),
@@ -282,21 +292,27 @@ export const make = (options: Options): Effect.Effect<AnimalStoreClientService, 
             yield* onResponse(response)
           }
           if (outcome._tag === "Success") return { value: outcome.value, response: outcome.response }
-          const retryable = outcome._tag === "Refused"
-            ? outcome.error.code === "rate_limited" || (repeatable && outcome.error.status >= 500)
-            : repeatable
-          if (!retryable || !RetryPolicy.canRetry(policy, attempt)) {
-            if (outcome._tag === "Refused") return yield* outcome.error
-            return yield* new TransportError({
-              message: `The Animal Store could not be reached (${attempt} attempt${attempt === 1 ? "" : "s"})`,
-              attempts: attempt,
-              cause: outcome.cause
-            })
-          }
-          const retryAfter = outcome._tag === "Refused" ? outcome.retryAfterMillis ?? 0 : 0
-          yield* Effect.sleep(Math.ceil(RetryPolicy.delay(policy, attempt, retryAfter, yield* Random.next)))
-        }
-      })
+          return yield* Effect.fail<FailedAttempt>(
+            outcome._tag === "Refused"
+              ? {
+                error: outcome.error,
+                retryable: outcome.error.code === "rate_limited" || (repeatable && outcome.error.status >= 500),
+                retryAfterMillis: outcome.retryAfterMillis ?? 0
+              }
+              : {
+                error: new TransportError({
+                  message: `The Animal Store could not be reached (${attempt} attempt${attempt === 1 ? "" : "s"})`,
+                  attempts: attempt,
+                  cause: outcome.cause
+                }),
+                retryable: repeatable,
+                retryAfterMillis: 0
+              }
+          )
+        }).pipe(
+          Effect.retry({ schedule: retrySchedule, while: (failed) => failed.retryable }),
+          Effect.mapError((failed) => failed.error)
+        ))
 
     const reportDeprecation = (operation: string, response: HttpClientResponse.HttpClientResponse) => {
       const notice = Deprecation.fromHeaders(operation, headerOf(response))

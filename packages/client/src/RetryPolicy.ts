@@ -1,10 +1,9 @@
 /**
- * When the client sends a request again, as pure functions of what it has
- * seen: the interface asks a client refused with 429 to wait until
+ * When the client sends a request again, as a `Schedule` over the refusals
+ * it gets: the interface asks a client refused with 429 to wait until
  * `Retry-After` before retrying, and to back off exponentially. Here:
  *
- * - a retry is never sent before `Retry-After` (or the reset the pacing
- *   waits for);
+ * - a retry is never sent before `Retry-After`;
  * - beyond it, the client waits an exponential backoff `base * 2^(n-1)`
  *   (n = 1 for the first retry), capped at `maxDelayMillis`, of which a
  *   random part (`jitter`, at most half) is taken off, so clients refused
@@ -14,6 +13,7 @@
  *
  * @since 1.0.0
  */
+import { Duration, Schedule } from "effect"
 
 /**
  * @since 1.0.0
@@ -68,30 +68,29 @@ export const make = (options?: Partial<RetryPolicy>): RetryPolicy => {
 }
 
 /**
- * The backoff before retry number `retry` (1 for the first retry) without
- * jitter: `base * 2^(retry-1)`, capped.
+ * What the schedule reads of a failed attempt: the time the server asked
+ * the client to wait (`Retry-After`), 0 when it named none.
  *
  * @since 1.0.0
- * @category rules
+ * @category models
  */
-export const backoff = (policy: RetryPolicy, retry: number): number =>
-  Math.min(policy.maxDelayMillis, policy.baseDelayMillis * 2 ** Math.max(0, retry - 1))
+export interface Refusal {
+  readonly retryAfterMillis: number
+}
 
 /**
- * How long to wait before retry number `retry`, in milliseconds: the time
- * the server asked for (`retryAfterMillis`, 0 when it named none) plus the
- * backoff less its random part. `random` is a number in [0, 1).
+ * The retries of `policy`: after the failed attempt `refusal`, wait its
+ * `Retry-After` plus the backoff less its random part (`Random`), for at
+ * most `maxAttempts - 1` retries. Its output is the refusal.
  *
  * @since 1.0.0
- * @category rules
+ * @category schedules
  */
-export const delay = (policy: RetryPolicy, retry: number, retryAfterMillis: number, random: number): number =>
-  Math.max(0, retryAfterMillis) + backoff(policy, retry) * (1 - policy.jitter * random)
-
-/**
- * Whether another attempt may follow attempt number `attempt` (1 for the first).
- *
- * @since 1.0.0
- * @category rules
- */
-export const canRetry = (policy: RetryPolicy, attempt: number): boolean => attempt < policy.maxAttempts
+export const schedule = (policy: RetryPolicy): Schedule.Schedule<Refusal, Refusal> =>
+  Schedule.exponential(Duration.millis(policy.baseDelayMillis), 2).pipe(
+    Schedule.modifyDelay((_, backoff) => Duration.min(backoff, Duration.millis(policy.maxDelayMillis))),
+    Schedule.jitteredWith({ min: 1 - policy.jitter, max: 1 }),
+    Schedule.intersect(Schedule.recurs(policy.maxAttempts - 1)),
+    Schedule.zipRight(Schedule.identity<Refusal>()),
+    Schedule.addDelay((refusal) => Duration.millis(Math.max(0, refusal.retryAfterMillis)))
+  )

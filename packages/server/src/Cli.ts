@@ -1,21 +1,26 @@
 /**
- * The `animal-store` command line (decisions.md "Running it"):
+ * The `animal-store` command line (decisions.md "Running it"), on @effect/cli:
  *
- * - `serve`: the standalone server. Each flag has an environment variable of
- *   the same meaning; the flag wins.
- * - `keys create --plan <plan> [--per-minute N --per-day N] [--env E]`: prints
- *   a new key once (the key alone on stdout, the details on stderr);
- *   `keys list`: ids, prefixes, plans, environments and states, never
- *   secrets; `keys revoke <id>`. They act on the store of `--store`.
+ * - `serve`: the standalone server. Each flag falls back to its environment
+ *   variable (an empty variable is unset); the flag wins.
+ * - `keys create|list|revoke`: keys on the store of `--store`. A new key is
+ *   printed once (alone on stdout, its details on stderr); secrets never.
  *
- * Bad configuration exits non-zero with one line on stderr, never a stack trace.
+ * A command line that cannot run prints one line on stderr and fails, never a
+ * stack trace. `--help` on every command, `--version`.
  *
  * @since 1.0.0
  */
 import type { ApiKey } from "@animal-store/core"
 import { AccessConfig, ApiKeyAuth } from "@animal-store/core"
-import { Config, Console, Data, Effect, Either, Layer, Option, Redacted } from "effect"
-import * as Flags from "./internal/flags.js"
+import * as Args from "@effect/cli/Args"
+import type * as CliApp from "@effect/cli/CliApp"
+import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as Doc from "@effect/printer/Doc"
+import { Config, ConfigProvider, Console, Context, Data, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as HeapPolicy from "./internal/heapPolicy.js"
 import * as JsonLines from "./internal/jsonLines.js"
 import * as Settings from "./internal/settings.js"
@@ -40,19 +45,12 @@ export type Env = Readonly<Record<string, string | undefined>>
 export class CliError extends Data.TaggedError("CliError")<{ readonly message: string }> {}
 
 /**
+ * The version `--version` prints (the package's).
+ *
  * @since 1.0.0
- * @category models
+ * @category constants
  */
-export type Command =
-  | { readonly _tag: "Help"; readonly text: string }
-  | { readonly _tag: "Serve"; readonly options: StandaloneServer.Options }
-  | {
-    readonly _tag: "KeysCreate"
-    readonly store: StoreLocation.StoreLocation
-    readonly options: ApiKeyAuth.IssueOptions
-  }
-  | { readonly _tag: "KeysList"; readonly store: StoreLocation.StoreLocation }
-  | { readonly _tag: "KeysRevoke"; readonly store: StoreLocation.StoreLocation; readonly id: string }
+export const version = "1.0.0"
 
 /**
  * The defaults of `serve` that are the command line's own (the others are
@@ -64,279 +62,319 @@ export type Command =
  */
 export const serveDefaults = { port: 8080, host: "127.0.0.1" } as const
 
-/** One flag of `serve`: its variable, its value's name and what the usage says of it and of its default. */
-interface ServeFlag {
-  readonly variable: string
-  readonly value: string
-  readonly help?: string
-  readonly default: string
-}
-
-const serveFlagTable = {
-  "port": { variable: "PORT", value: "N", default: String(serveDefaults.port) },
-  "host": { variable: "HOST", value: "H", default: serveDefaults.host },
-  "store": {
-    variable: "ANIMAL_STORE_STORE",
-    value: "S",
-    help: "memory, sqlite:<path> or postgres://user:password@host:port/db",
-    default: StoreLocation.format(StoreLocation.defaultLocation)
-  },
-  "pool-size": { variable: "ANIMAL_STORE_POOL_SIZE", value: "N", help: "PostgreSQL connections per process", default: "10" },
-  "statement-timeout": {
-    variable: "ANIMAL_STORE_STATEMENT_TIMEOUT",
-    value: "MS",
-    help: "PostgreSQL statement timeout, 0 for none",
-    default: "5000"
-  },
-  "env": { variable: "ANIMAL_STORE_ENV", value: "E", help: "production or staging", default: AccessConfig.defaults.environment },
-  "ban-after": { variable: "ANIMAL_STORE_BAN_AFTER", value: "N", default: String(AccessConfig.defaults.banAfter) },
-  "ban-seconds": { variable: "ANIMAL_STORE_BAN_SECONDS", value: "N", default: String(AccessConfig.defaults.banSeconds) },
-  "anonymous-per-minute": {
-    variable: "ANIMAL_STORE_ANONYMOUS_PER_MINUTE",
-    value: "N",
-    default: String(AccessConfig.defaults.anonymousPerMinute)
-  },
-  "base-url": {
-    variable: "ANIMAL_STORE_BASE_URL",
-    value: "URL",
-    help: "production base address, in the OpenAPI document, Location and Link",
-    default: "the address listened on, http://<host>:<port>/v1"
-  },
-  "staging-base-url": { variable: "ANIMAL_STORE_STAGING_BASE_URL", value: "URL", default: "the address listened on" },
-  "trusted-proxies": {
-    variable: "ANIMAL_STORE_TRUSTED_PROXIES",
-    value: "A,B",
-    help: "proxies whose X-Forwarded-For is believed",
-    default: "none"
-  },
-  "cors-origins": {
-    variable: "ANIMAL_STORE_CORS_ORIGINS",
-    value: "O,P|*",
-    help: "origins allowed by CORS",
-    default: "none: CORS off"
-  },
-  "cursor-secret": {
-    variable: "ANIMAL_STORE_CURSOR_SECRET",
-    value: "S",
-    help: "seals listing cursors in place of the store's own secret (kept in the SQLite or PostgreSQL " +
-      "database, shared by its processes); at least 32 characters",
-    default: "the store's"
-  },
-  "access-log": { variable: "ANIMAL_STORE_ACCESS_LOG", value: "on|off", help: "one JSON line per request", default: "on" }
-} as const satisfies Record<string, ServeFlag>
-
-const variablesOf = <T extends Record<string, ServeFlag>>(table: T): { readonly [F in keyof T]: T[F]["variable"] } =>
-  Object.fromEntries(Object.entries(table).map(([flag, { variable }]) => [flag, variable])) as {
-    readonly [F in keyof T]: T[F]["variable"]
-  }
-
 /**
  * The flags of `serve` and their environment variables.
  *
  * @since 1.0.0
  * @category constants
  */
-export const serveFlags = variablesOf(serveFlagTable)
-
-/** The flags of `keys` and their variables (`--plan`, `--per-minute` and `--per-day` are flags only). */
-const keysFlags = {
-  "store": serveFlags.store,
-  "env": serveFlags.env,
-  "plan": undefined,
-  "per-minute": undefined,
-  "per-day": undefined
+export const serveFlags = {
+  "port": "PORT",
+  "host": "HOST",
+  "store": "ANIMAL_STORE_STORE",
+  "pool-size": "ANIMAL_STORE_POOL_SIZE",
+  "statement-timeout": "ANIMAL_STORE_STATEMENT_TIMEOUT",
+  "env": "ANIMAL_STORE_ENV",
+  "ban-after": "ANIMAL_STORE_BAN_AFTER",
+  "ban-seconds": "ANIMAL_STORE_BAN_SECONDS",
+  "anonymous-per-minute": "ANIMAL_STORE_ANONYMOUS_PER_MINUTE",
+  "base-url": "ANIMAL_STORE_BASE_URL",
+  "staging-base-url": "ANIMAL_STORE_STAGING_BASE_URL",
+  "trusted-proxies": "ANIMAL_STORE_TRUSTED_PROXIES",
+  "cors-origins": "ANIMAL_STORE_CORS_ORIGINS",
+  "cursor-secret": "ANIMAL_STORE_CURSOR_SECRET",
+  "access-log": "ANIMAL_STORE_ACCESS_LOG"
 } as const
 
-const usageColumn = 29
-const usageWidth = 108
-
-/** A flag's lines of the usage: its help and `(variable; default)`, wrapped under the column of helps. */
-const usageOf = (flag: string, { default: fallback, help, value, variable }: ServeFlag): string => {
-  const lines: Array<string> = []
-  let line = `  --${flag} ${value}`.padEnd(usageColumn)
-  for (const word of `${help === undefined ? "" : `${help} `}(${variable}; ${fallback})`.split(" ")) {
-    if (line.length > usageColumn && line.length + 1 + word.length > usageWidth) {
-      lines.push(line)
-      line = " ".repeat(usageColumn) + word
-    } else {
-      line = line.length > usageColumn ? `${line} ${word}` : line + word
-    }
-  }
-  return [...lines, line].join("\n")
-}
-
 /**
- * @since 1.0.0
- * @category constants
- */
-export const usage = `Usage: animal-store <command> [flags]
-
-Commands:
-  serve                      Run the HTTP server
-  keys create --plan <plan>  Issue a key (${KeyProvisioning.planNames}; enterprise with --per-minute N --per-day N)
-              [--env E]      ... for environment E (default: the served one)
-  keys list                  List keys (never their secrets)
-  keys revoke <id>           Revoke a key
-
-serve flags (environment variable; default):
-${Object.entries(serveFlagTable).map(([flag, entry]) => usageOf(flag, entry as ServeFlag)).join("\n")}
-  ${KeyProvisioning.variable.padEnd(usageColumn - 2)}keys to provision: <key>:<plan> or <key>:enterprise:<perMinute>:<perDay>, comma-separated
-
-keys flags: --store S (ANIMAL_STORE_STORE), --env E (ANIMAL_STORE_ENV)
-`
-
-type Setting<A> = Either.Either<A, CliError>
-
-const invalid = (name: string, reason: string) => Either.left(new CliError({ message: `--${name}: ${reason}` }))
-
-/**
- * `serve`'s options from configuration: the server's own settings, core's
- * `AccessConfig.config`, the store and the keys to provision, each read from
- * its variable (the flags are put under their variables by `Settings.provider`).
- */
-const serveConfig: Config.Config<StandaloneServer.Options> = Config.all({
-  port: Settings.parsed(serveFlags.port, Settings.integerIn(0, 65_535)).pipe(Config.withDefault(serveDefaults.port)),
-  host: Config.string(serveFlags.host).pipe(Config.withDefault(serveDefaults.host)),
-  location: Settings.parsed(serveFlags.store, StoreLocation.parse).pipe(Config.withDefault(StoreLocation.defaultLocation)),
-  maxConnections: Config.option(Settings.parsed(serveFlags["pool-size"], Settings.integerIn(1, 1_000))),
-  statementTimeout: Config.option(Settings.parsed(serveFlags["statement-timeout"], Settings.integerIn(0, 86_400_000))),
-  access: AccessConfig.config,
-  production: Config.option(Settings.parsed(serveFlags["base-url"], Settings.httpUrl)),
-  staging: Config.option(Settings.parsed(serveFlags["staging-base-url"], Settings.httpUrl)),
-  trustedProxies: Settings.parsed(serveFlags["trusted-proxies"], Settings.list).pipe(Config.withDefault([])),
-  corsOrigins: Settings.parsed(serveFlags["cors-origins"], Settings.origins).pipe(Config.withDefault([])),
-  cursorSecret: Config.option(Settings.parsed(serveFlags["cursor-secret"], Settings.secret)),
-  accessLog: Settings.parsed(serveFlags["access-log"], Settings.onOff).pipe(Config.withDefault(true)),
-  keys: Settings.parsed(
-    KeyProvisioning.variable,
-    (text) => Either.mapLeft(KeyProvisioning.parse(text), (error) => error.message)
-  ).pipe(Config.withDefault([]))
-}).pipe(Config.map(({ location, maxConnections, production, staging, statementTimeout, ...settings }) => ({
-  host: settings.host,
-  port: settings.port,
-  // Only a PostgreSQL store has a pool and statements: the settings are ignored otherwise.
-  store: location._tag === "Postgres"
-    ? {
-      ...location,
-      maxConnections: Option.getOrUndefined(maxConnections),
-      statementTimeout: Option.getOrUndefined(statementTimeout)
-    }
-    : location,
-  access: settings.access,
-  keys: settings.keys,
-  servers: {
-    ...(Option.isSome(production) ? { production: production.value } : {}),
-    ...(Option.isSome(staging) ? { staging: staging.value } : {})
-  },
-  trustedProxies: settings.trustedProxies,
-  corsOrigins: settings.corsOrigins,
-  cursorSecret: Option.getOrUndefined(settings.cursorSecret),
-  accessLog: settings.accessLog
-})))
-
-const readSettings = <A>(
-  config: Config.Config<A>,
-  variables: Readonly<Record<string, string | undefined>>,
-  parsed: Flags.Parsed,
-  env: Env
-): Setting<A> =>
-  Either.mapLeft(
-    Settings.read(config, Settings.provider(variables, parsed.values, env), variables),
-    (message) => new CliError({ message })
-  )
-
-const parseServe = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
-  if (parsed.positionals.length > 0) return invalid("serve", `unexpected argument "${parsed.positionals[0]}"`)
-  return Either.map(readSettings(serveConfig, serveFlags, parsed, env), (options) => ({ _tag: "Serve", options }) as const)
-}
-
-const keysConfig = Config.all({
-  store: Settings.parsed(keysFlags.store, StoreLocation.parse).pipe(Config.withDefault(StoreLocation.defaultLocation)),
-  environment: Config.option(AccessConfig.environment)
-})
-
-/** A flag without a variable: its value decoded, or `undefined` when absent. */
-const flagOnly = <A>(
-  parsed: Flags.Parsed,
-  name: string,
-  decode: (text: string) => Either.Either<A, string>
-): Setting<A | undefined> => {
-  const text = parsed.values[name]
-  return text === undefined
-    ? Either.right(undefined)
-    : Either.mapLeft(decode(text), (reason) => new CliError({ message: `--${name}: ${reason}` }))
-}
-
-const limit = Settings.integerIn(1, Number.MAX_SAFE_INTEGER)
-
-const parseKeys = (parsed: Flags.Parsed, env: Env): Setting<Command> => {
-  const [action, ...rest] = parsed.positionals
-  return Either.gen(function*() {
-    const { environment, store } = yield* readSettings(keysConfig, keysFlags, parsed, env)
-    switch (action) {
-      case "create": {
-        if (rest.length > 0) return yield* invalid("keys create", `unexpected argument "${rest[0]}"`)
-        const plan = parsed.values["plan"]
-        if (plan === undefined) return yield* invalid("plan", `is required (${KeyProvisioning.planNames})`)
-        if (!KeyProvisioning.isPlan(plan)) return yield* invalid("plan", `expected ${KeyProvisioning.planNames}, got "${plan}"`)
-        const perMinute = yield* flagOnly(parsed, "per-minute", limit)
-        const perDay = yield* flagOnly(parsed, "per-day", limit)
-        const limits = perMinute === undefined && perDay === undefined
-          ? undefined
-          : perMinute !== undefined && perDay !== undefined
-          ? { perMinute, perDay }
-          : yield* invalid("per-minute", "--per-minute and --per-day go together")
-        return {
-          _tag: "KeysCreate",
-          store,
-          options: { plan, limits, environment: Option.getOrUndefined(environment) }
-        } as const
-      }
-      case "list":
-        if (rest.length > 0) return yield* invalid("keys list", `unexpected argument "${rest[0]}"`)
-        return { _tag: "KeysList", store } as const
-      case "revoke": {
-        const [id, ...extra] = rest
-        if (id === undefined || extra.length > 0) return yield* invalid("keys revoke", "expected exactly one key id")
-        return { _tag: "KeysRevoke", store, id } as const
-      }
-      default:
-        return yield* Either.left(
-          new CliError({ message: `unknown keys command "${action ?? ""}" (create, list or revoke)` })
-        )
-    }
-  })
-}
-
-/**
- * Reads a command line (without the program name) and the environment.
+ * The configuration the flags fall back to: `env`, an empty variable being
+ * unset.
  *
  * @since 1.0.0
  * @category constructors
  */
-export const parse = (argv: ReadonlyArray<string>, env: Env): Either.Either<Command, CliError> => {
-  const [command, ...args] = argv
-  const flags = command === "serve" ? Object.keys(serveFlags) : command === "keys" ? Object.keys(keysFlags) : []
-  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
-    return Either.right({ _tag: "Help", text: usage })
-  }
-  if (command !== "serve" && command !== "keys") {
-    return Either.left(new CliError({ message: `unknown command "${command}" (serve or keys); see --help` }))
-  }
-  return Flags.parse(args, flags).pipe(
-    Either.mapLeft((message) => new CliError({ message })),
-    Either.flatMap((parsed) =>
-      parsed.help
-        ? Either.right<Command>({ _tag: "Help", text: usage })
-        : command === "serve"
-        ? parseServe(parsed, env)
-        : parseKeys(parsed, env)
-    )
+export const configProvider = (env: Env): ConfigProvider.ConfigProvider =>
+  ConfigProvider.fromMap(
+    new Map(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""))
+  )
+
+const refused = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
+
+/**
+ * A flag's text, else its variable's (when it has one), decoded by `decode`;
+ * a refusal names the flag. Its help says what it is, its variable and its default.
+ */
+const setting = <A>(flag: string, options: {
+  readonly variable?: string
+  readonly value: string
+  readonly about: string
+  readonly fallback?: string
+  readonly decode: Settings.Decode<A>
+}): Options.Options<A> => {
+  const { about, decode, fallback, value, variable } = options
+  const notes = [variable, fallback === undefined ? undefined : `default ${fallback}`].filter((note) => note !== undefined)
+  const text = Options.text(flag).pipe(
+    Options.withPseudoName(value),
+    Options.withDescription(notes.length === 0 ? about : `${about} (${notes.join("; ")})`)
+  )
+  return (variable === undefined ? text : Options.withFallbackConfig(text, Config.string(variable))).pipe(
+    Options.mapEffect((text) => Either.mapLeft(decode(text), (reason) => refused(`--${flag}: ${reason}`)))
   )
 }
 
-const storeServices = (store: StoreLocation.StoreLocation, environment?: ApiKey.Environment) =>
-  StandaloneServer.layerServices(store, environment === undefined ? {} : { environment })
+/** A flag of `serve`, with its variable. */
+const serveSetting = <A>(
+  flag: keyof typeof serveFlags,
+  options: { readonly value: string; readonly about: string; readonly fallback: string; readonly decode: Settings.Decode<A> }
+): Options.Options<A> => setting(flag, { ...options, variable: serveFlags[flag] })
+
+const store = serveSetting("store", {
+  value: "memory|sqlite:<path>|postgres://user:password@host:port/db",
+  about: "the store",
+  fallback: StoreLocation.format(StoreLocation.defaultLocation),
+  decode: StoreLocation.parse
+}).pipe(Options.withDefault(StoreLocation.defaultLocation))
+
+const environment = serveSetting("env", {
+  value: "production|staging",
+  about: "the environment served",
+  fallback: AccessConfig.defaults.environment,
+  decode: Settings.environment
+})
+
+/** The keys of `ANIMAL_STORE_API_KEYS` (a variable only: keys stay off command lines). */
+const provisionedKeys = Config.option(Config.string(KeyProvisioning.variable)).pipe(
+  Effect.mapError((error) => refused(String(error))),
+  Effect.flatMap((value) =>
+    Either.mapLeft(KeyProvisioning.parse(Option.getOrUndefined(value)), (error) => refused(error.message))
+  )
+)
+
+/**
+ * The options of `serve`: its flags, each over its variable, and the keys
+ * of `ANIMAL_STORE_API_KEYS`.
+ *
+ * @since 1.0.0
+ * @category options
+ */
+export const serveOptions: Options.Options<StandaloneServer.Options> = Options.all({
+  port: serveSetting("port", {
+    value: "N",
+    about: "the port to listen on",
+    fallback: String(serveDefaults.port),
+    decode: Settings.integerIn(0, 65_535)
+  }).pipe(Options.withDefault(serveDefaults.port)),
+  host: serveSetting("host", {
+    value: "H",
+    about: "the address to listen on",
+    fallback: serveDefaults.host,
+    decode: Either.right
+  }).pipe(Options.withDefault(serveDefaults.host)),
+  store,
+  maxConnections: serveSetting("pool-size", {
+    value: "N",
+    about: "PostgreSQL connections per process",
+    fallback: "10",
+    decode: Settings.integerIn(1, 1_000)
+  }).pipe(Options.optional),
+  statementTimeout: serveSetting("statement-timeout", {
+    value: "MS",
+    about: "PostgreSQL statement timeout, 0 for none",
+    fallback: "5000",
+    decode: Settings.integerIn(0, 86_400_000)
+  }).pipe(Options.optional),
+  environment: environment.pipe(Options.withDefault(AccessConfig.defaults.environment)),
+  banAfter: serveSetting("ban-after", {
+    value: "N",
+    about: "refused requests answered rate_limited before a ban",
+    fallback: String(AccessConfig.defaults.banAfter),
+    decode: Settings.positiveInteger
+  }).pipe(Options.withDefault(AccessConfig.defaults.banAfter)),
+  banSeconds: serveSetting("ban-seconds", {
+    value: "N",
+    about: "length of a ban in seconds",
+    fallback: String(AccessConfig.defaults.banSeconds),
+    decode: Settings.positiveInteger
+  }).pipe(Options.withDefault(AccessConfig.defaults.banSeconds)),
+  anonymousPerMinute: serveSetting("anonymous-per-minute", {
+    value: "N",
+    about: "requests a minute per address without a valid key",
+    fallback: String(AccessConfig.defaults.anonymousPerMinute),
+    decode: Settings.positiveInteger
+  }).pipe(Options.withDefault(AccessConfig.defaults.anonymousPerMinute)),
+  production: serveSetting("base-url", {
+    value: "URL",
+    about: "production base address, in the OpenAPI document, Location and Link",
+    fallback: "the address listened on, http://<host>:<port>/v1",
+    decode: Settings.httpUrl
+  }).pipe(Options.optional),
+  staging: serveSetting("staging-base-url", {
+    value: "URL",
+    about: "staging base address",
+    fallback: "the address listened on",
+    decode: Settings.httpUrl
+  }).pipe(Options.optional),
+  trustedProxies: serveSetting("trusted-proxies", {
+    value: "A,B",
+    about: "proxies whose X-Forwarded-For is believed",
+    fallback: "none",
+    decode: Settings.list
+  }).pipe(Options.withDefault([])),
+  corsOrigins: serveSetting("cors-origins", {
+    value: "O,P|*",
+    about: "origins allowed by CORS",
+    fallback: "none: CORS off",
+    decode: Settings.origins
+  }).pipe(Options.withDefault([])),
+  cursorSecret: serveSetting("cursor-secret", {
+    value: "S",
+    about: "seals listing cursors in place of the store's own secret (kept in the SQLite or PostgreSQL " +
+      "database, shared by its processes); at least 32 characters",
+    fallback: "the store's",
+    decode: Settings.secret
+  }).pipe(Options.optional),
+  accessLog: serveSetting("access-log", {
+    value: "on|off",
+    about: "one JSON line per request",
+    fallback: "on",
+    decode: Settings.onOff
+  }).pipe(Options.withDefault(true))
+}).pipe(Options.mapEffect((settings) =>
+  Effect.map(provisionedKeys, (keys): StandaloneServer.Options => ({
+    host: settings.host,
+    port: settings.port,
+    // Only a PostgreSQL store has a pool and statements: the settings are ignored otherwise.
+    store: settings.store._tag === "Postgres"
+      ? {
+        ...settings.store,
+        maxConnections: Option.getOrUndefined(settings.maxConnections),
+        statementTimeout: Option.getOrUndefined(settings.statementTimeout)
+      }
+      : settings.store,
+    access: {
+      environment: settings.environment,
+      banAfter: settings.banAfter,
+      banSeconds: settings.banSeconds,
+      anonymousPerMinute: settings.anonymousPerMinute
+    },
+    keys,
+    servers: {
+      ...(Option.isSome(settings.production) ? { production: settings.production.value } : {}),
+      ...(Option.isSome(settings.staging) ? { staging: settings.staging.value } : {})
+    },
+    trustedProxies: settings.trustedProxies,
+    corsOrigins: settings.corsOrigins,
+    cursorSecret: Option.getOrUndefined(settings.cursorSecret),
+    accessLog: settings.accessLog
+  }))
+))
+
+const storeFailure = (location: StoreLocation.StoreLocation) => (error: { readonly message: string }) =>
+  new CliError({ message: `cannot use the store ${StoreLocation.format(location)}: ${error.message}` })
+
+/**
+ * What `serve` sets on the process while it serves: V8's heap policy
+ * (`internal/heapPolicy.ts`), and SIGINT/SIGTERM listeners that keep a second
+ * signal (a terminal's Ctrl-C reaches the parent too, which may forward it)
+ * from cutting the graceful shutdown short.
+ */
+const processPolicy = Layer.scopedDiscard(Effect.acquireRelease(
+  Effect.sync(() => {
+    const restoreHeap = HeapPolicy.apply()
+    const ignore = () => {}
+    process.on("SIGINT", ignore).on("SIGTERM", ignore)
+    return () => {
+      process.off("SIGINT", ignore).off("SIGTERM", ignore)
+      restoreHeap()
+    }
+  }),
+  (release) => Effect.sync(release)
+))
+
+/** The server until interrupted; the access log goes to stdout's JSON lines, in the logger's format. */
+const serve = (options: StandaloneServer.Options): Effect.Effect<void, CliError> =>
+  Layer.launch(Layer.merge(
+    processPolicy,
+    StandaloneServer.layer({ ...options, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })
+  )).pipe(
+    Effect.catchTags({
+      StoreError: (error) => Effect.fail(storeFailure(options.store)(error)),
+      ServeError: (error) =>
+        Effect.fail(
+          new CliError({
+            message: `cannot listen on ${options.host}:${options.port}: ${
+              error.cause instanceof Error ? error.cause.message : String(error.cause)
+            }`
+          })
+        ),
+      ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message }))
+    }),
+    Effect.provide(JsonLines.layer)
+  )
+
+/** The services of core on `location`, for a `keys` command; a failure names the store. */
+const withKeys = <A, E extends { readonly message: string }>(
+  location: StoreLocation.StoreLocation,
+  use: (auth: Context.Tag.Service<ApiKeyAuth.ApiKeyAuth>) => Effect.Effect<A, E | CliError>,
+  environment?: ApiKey.Environment
+): Effect.Effect<A, CliError> =>
+  Effect.flatMap(ApiKeyAuth.ApiKeyAuth, use).pipe(
+    Effect.provide(StandaloneServer.layerServices(location, environment === undefined ? {} : { environment })),
+    Effect.mapError((error) => error instanceof CliError ? error : storeFailure(location)(error))
+  )
+
+const limit = Settings.integerIn(1, Number.MAX_SAFE_INTEGER)
+
+const limits = Options.all({
+  perMinute: setting("per-minute", { value: "N", about: "an enterprise key's requests a minute", decode: limit }).pipe(
+    Options.optional
+  ),
+  perDay: setting("per-day", { value: "N", about: "an enterprise key's requests a day", decode: limit }).pipe(
+    Options.optional
+  )
+}).pipe(Options.mapEffect(({ perDay, perMinute }) =>
+  Option.isNone(perMinute) && Option.isNone(perDay)
+    ? Either.right(undefined)
+    : Option.isSome(perMinute) && Option.isSome(perDay)
+    ? Either.right({ perMinute: perMinute.value, perDay: perDay.value })
+    : Either.left(refused("--per-minute: --per-minute and --per-day go together"))
+))
+
+const keysCreate = Command.make("create", {
+  store,
+  plan: setting("plan", {
+    value: KeyProvisioning.planNames.replace(/, | or /g, "|"),
+    about: `the key's plan: ${KeyProvisioning.planNames} (enterprise with --per-minute and --per-day)`,
+    decode: (text) =>
+      KeyProvisioning.isPlan(text)
+        ? Either.right(text)
+        : Either.left(`expected ${KeyProvisioning.planNames}, got "${text}"`)
+  }),
+  limits,
+  environment: setting("env", {
+    variable: serveFlags.env,
+    value: "production|staging",
+    about: "the key's environment",
+    fallback: AccessConfig.defaults.environment,
+    decode: Settings.environment
+  }).pipe(Options.optional)
+}, (options) =>
+  withKeys(
+    options.store,
+    (auth) =>
+      auth.issue({ plan: options.plan, limits: options.limits, environment: Option.getOrUndefined(options.environment) }).pipe(
+        Effect.catchTag("InvalidRequest", (error) => Effect.fail(new CliError({ message: error.message }))),
+        Effect.tap(({ key, secret }) =>
+          Effect.andThen(
+            Console.log(Redacted.value(secret)),
+            Console.error(
+              `Created key ${key.id} (${key.plan}, ${key.environment}). This is the only time the key is shown.`
+            )
+          )
+        )
+      ),
+    Option.getOrUndefined(options.environment)
+  )).pipe(Command.withDescription("Issue a key and print it, this once"))
 
 const describeKey = (key: ApiKey.ApiKey): ReadonlyArray<string> => [
   key.id,
@@ -355,95 +393,79 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
   )
 }
 
-const storeFailure = (store: StoreLocation.StoreLocation) => (error: { readonly message: string }) =>
-  new CliError({ message: `cannot use the store ${StoreLocation.format(store)}: ${error.message}` })
+const keysList = Command.make("list", { store }, ({ store }) =>
+  withKeys(store, (auth) =>
+    Effect.flatMap(auth.list, (keys) =>
+      Console.log(
+        keys.length === 0
+          ? "No keys."
+          : table(["ID", "PREFIX", "PLAN", "LIMITS", "ENVIRONMENT", "STATE", "CREATED"], keys.map(describeKey))
+      )))).pipe(Command.withDescription("List the keys (never their secrets)"))
 
-/** The server, under the process's heap policy (`internal/heapPolicy.ts`). */
-const serve = (options: StandaloneServer.Options): Effect.Effect<void, CliError> =>
-  // The access log goes straight to the JSON lines of stdout, in the logger's format.
-  Layer.launch(
-    Layer.merge(
-      Layer.scopedDiscard(Effect.acquireRelease(Effect.sync(HeapPolicy.apply), (release) => Effect.sync(release))),
-      StandaloneServer.layer({ ...options, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })
+const keysRevoke = Command.make("revoke", { store, id: Args.text({ name: "id" }) }, ({ id, store }) =>
+  withKeys(store, (auth) =>
+    Effect.flatMap(
+      auth.revoke(id),
+      Option.match({
+        onNone: () => Effect.fail(new CliError({ message: `no key with id "${id}"` })),
+        onSome: (key) => Console.log(`Revoked key ${key.id}.`)
+      })
+    ))).pipe(Command.withDescription("Revoke a key"))
+
+const command = Command.make("animal-store").pipe(
+  Command.withDescription("The Animal Store server and its keys"),
+  Command.withSubcommands([
+    Command.make("serve", { options: serveOptions }, ({ options }) => serve(options)).pipe(
+      Command.withDescription(
+        `Run the HTTP server; ${KeyProvisioning.variable} provisions keys at start: ` +
+          "<key>:<plan> or <key>:enterprise:<perMinute>:<perDay>, comma-separated"
+      )
+    ),
+    Command.make("keys").pipe(
+      Command.withDescription("Manage the keys of a store"),
+      Command.withSubcommands([keysCreate, keysList, keysRevoke])
     )
-  ).pipe(
-    Effect.catchTags({
-      StoreError: (error) => Effect.fail(storeFailure(options.store)(error)),
-      ServeError: (error) =>
-        Effect.fail(
-          new CliError({
-            message: `cannot listen on ${options.host}:${options.port}: ${
-              error.cause instanceof Error ? error.cause.message : String(error.cause)
-            }`
-          })
-        ),
-      ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message }))
-    }),
-    Effect.provide(JsonLines.layer)
-  )
+  ])
+)
 
-/**
- * Runs a parsed command.
- *
- * @since 1.0.0
- * @category constructors
- */
-export const execute = (command: Command): Effect.Effect<void, CliError> => {
-  switch (command._tag) {
-    case "Help":
-      return Console.log(command.text)
-    case "Serve":
-      return serve(command.options)
-    case "KeysCreate":
-      return Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.issue(command.options)).pipe(
-        Effect.tap(({ key, secret }) =>
-          Effect.andThen(
-            Console.log(Redacted.value(secret)),
-            Console.error(
-              `Created key ${key.id} (${key.plan}, ${key.environment}). This is the only time the key is shown.`
-            )
-          )
-        ),
-        Effect.catchTag("InvalidRequest", (error) => Effect.fail(new CliError({ message: error.message }))),
-        Effect.provide(storeServices(command.store, command.options.environment)),
-        Effect.mapError((error) => error._tag === "CliError" ? error : storeFailure(command.store)(error))
-      )
-    case "KeysList":
-      return Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.list).pipe(
-        Effect.flatMap((keys) =>
-          Console.log(
-            keys.length === 0
-              ? "No keys."
-              : table(["ID", "PREFIX", "PLAN", "LIMITS", "ENVIRONMENT", "STATE", "CREATED"], keys.map(describeKey))
-          )
-        ),
-        Effect.provide(storeServices(command.store)),
-        Effect.mapError(storeFailure(command.store))
-      )
-    case "KeysRevoke":
-      return Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.revoke(command.id)).pipe(
-        Effect.mapError(storeFailure(command.store)),
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new CliError({ message: `no key with id "${command.id}"` })),
-          onSome: (key) => Console.log(`Revoked key ${key.id}.`)
-        })),
-        Effect.provide(storeServices(command.store)),
-        Effect.mapError((error) => error._tag === "CliError" ? error : storeFailure(command.store)(error))
-      )
+/** A document's text without its styles. */
+const plainText = (doc: HelpDoc.HelpDoc): string =>
+  Doc.render(Doc.unAnnotate(HelpDoc.toAnsiDoc(doc)), { style: "pretty" })
+
+/** The one line of a refused command line. */
+const refusal = (error: ValidationError.ValidationError, argv: ReadonlyArray<string>): string => {
+  if (ValidationError.isCommandMismatch(error)) {
+    const flag = argv.findIndex((arg) => arg.startsWith("-"))
+    const words = (flag === -1 ? argv : argv.slice(0, Math.max(1, flag))).join(" ")
+    return `unknown command "${words}" (serve, keys create, keys list or keys revoke); see --help`
   }
+  return plainText(error.error).split("\n").find((line) => line.trim() !== "")?.trim() ??
+    "invalid command line; see --help"
 }
 
 /**
- * Parses and runs a command line. A failure prints one line on stderr and
- * fails with the `CliError` (so the process exits non-zero, without a trace).
+ * Parses and runs a command line (without the program name) with the flags'
+ * variables read from `env`. A refusal or a failure prints one line on
+ * stderr and fails with the `CliError` (so the process exits non-zero,
+ * without a trace).
  *
  * @since 1.0.0
  * @category constructors
  */
-export const run = (argv: ReadonlyArray<string>, env: Env): Effect.Effect<void, CliError> =>
-  Either.match(parse(argv, env), { onLeft: Effect.fail, onRight: execute }).pipe(
-    Effect.catchAllDefect((defect) =>
-      Effect.fail(new CliError({ message: `unexpected error: ${defect instanceof Error ? defect.message : String(defect)}` }))
-    ),
-    Effect.tapError((error) => Console.error(`animal-store: ${error.message}`))
+export const run = (argv: ReadonlyArray<string>, env: Env): Effect.Effect<void, CliError, CliApp.CliApp.Environment> =>
+  Effect.consoleWith((console) =>
+    Command.run(
+      // The commands print on the console `run` was given...
+      Command.transformHandler(command, (handler) => Effect.withConsole(handler, console)),
+      { name: "animal-store", version }
+    )(["node", "animal-store", ...(argv[0] === "help" ? [...argv.slice(1), "--help"] : argv)]).pipe(
+      // ... and @effect/cli's own report of a refused command line is replaced by the one line below.
+      Effect.withConsole({ ...console, error: () => Effect.void }),
+      Effect.withConfigProvider(configProvider(env)),
+      Effect.catchIf(ValidationError.isValidationError, (error) => Effect.fail(new CliError({ message: refusal(error, argv) }))),
+      Effect.catchAllDefect((defect) =>
+        Effect.fail(new CliError({ message: `unexpected error: ${defect instanceof Error ? defect.message : String(defect)}` }))
+      ),
+      Effect.tapError((error) => console.error(`animal-store: ${error.message}`))
+    )
   )

@@ -1,20 +1,62 @@
+import * as CliConfig from "@effect/cli/CliConfig"
+import * as Options from "@effect/cli/Options"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import { Console, Effect, Either, Redacted } from "effect"
+import { Console, Effect, Either, Option, Redacted } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Cli from "../src/Cli.js"
-import * as StoreLocation from "../src/StoreLocation.js"
 import type * as StandaloneServer from "../src/StandaloneServer.js"
+import * as StoreLocation from "../src/StoreLocation.js"
 import { temporaryDatabase } from "./support/temporaryDatabase.js"
 
+/** `serve`'s options as the command line reads them from `argv` over `env`. */
+const parseServe = (argv: ReadonlyArray<string>, env: Cli.Env = {}) =>
+  Options.processCommandLine(Cli.serveOptions, argv, CliConfig.defaultConfig).pipe(
+    Effect.withConfigProvider(Cli.configProvider(env)),
+    Effect.provide(NodeContext.layer),
+    Effect.either,
+    Effect.runSync
+  )
+
 const serveOptions = (argv: ReadonlyArray<string>, env: Cli.Env = {}): StandaloneServer.Options => {
-  const command = Either.getOrThrow(Cli.parse(["serve", ...argv], env))
-  if (command._tag !== "Serve") throw new Error(`not serve: ${command._tag}`)
-  const { cursorSecret, ...options } = command.options
+  const [error, leftover, { cursorSecret, ...options }] = Either.getOrThrow(parseServe(argv, env))
+  expect(Option.isNone(error) && leftover.length === 0).toBe(true)
   // the secret is `Redacted`: compare its value
   return cursorSecret === undefined ? options : { ...options, cursorSecret: Redacted.value(cursorSecret as Redacted.Redacted<string>) }
 }
 
-const failure = (argv: ReadonlyArray<string>, env: Cli.Env = {}): string =>
-  Either.match(Cli.parse(argv, env), { onLeft: (error) => error.message, onRight: () => "(parsed)" })
+const captureConsole = Effect.map(Console.consoleWith(Effect.succeed), (live) => {
+  const out: Array<string> = []
+  const err: Array<string> = []
+  const console: Console.Console = {
+    ...live,
+    log: (...args) => Effect.sync(() => void out.push(args.join(" ").replace(/\x1b\[[0-9;]*m/g, ""))),
+    error: (...args) => Effect.sync(() => void err.push(args.join(" ")))
+  }
+  return { out, err, console }
+})
+
+/** Runs a command line in-process; a command that would serve is cut short (it must not happen here). */
+const run = (argv: ReadonlyArray<string>, env: Cli.Env = {}) =>
+  Effect.flatMap(captureConsole, ({ console, err, out }) =>
+    Cli.run(argv, env).pipe(
+      Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error(`still running: ${argv.join(" ")}`) }),
+      Effect.withConsole(console),
+      Effect.provide(NodeContext.layer),
+      Effect.either,
+      Effect.map((result) => ({ result, out, err }))
+    ))
+
+/** The one line a refused command line prints (without the program's name), checking it is one line. */
+const failure = (argv: ReadonlyArray<string>, env: Cli.Env = {}): Promise<string> =>
+  Effect.runPromise(run(argv, env)).then(({ err, result }) => {
+    expect(result._tag).toBe("Left")
+    expect(err).toHaveLength(1)
+    expect(err[0]).not.toContain("\n")
+    return err[0]!.replace(/^animal-store: /, "")
+  })
 
 describe("animal-store serve options", () => {
   it("default to the SQLite file ./data/animal-store.db on 127.0.0.1:8080 in production", () => {
@@ -64,26 +106,31 @@ describe("animal-store serve options", () => {
     })
   }
 
-  it("an empty variable is unset, and a flag-only value is never read from the environment", () => {
+  it("an empty variable is unset", () => {
     const defaults = serveOptions([])
     expect(serveOptions([], Object.fromEntries(Object.values(Cli.serveFlags).map((variable) => [variable, ""])))).toEqual(defaults)
-    expect(Either.getOrThrow(Cli.parse(["keys", "create", "--plan", "free"], { "per-minute": "5", PER_MINUTE: "5" })))
-      .toMatchObject({ options: { plan: "free", limits: undefined } })
+    expect(serveOptions([], { ANIMAL_STORE_API_KEYS: "" }).keys).toEqual([])
   })
 
-  it("the usage names every flag with its variable, and the defaults the parser applies", () => {
+  it("the help of serve names every flag with its variable, and the defaults the parser applies", async () => {
+    const { out, result } = await Effect.runPromise(run(["serve", "--help"]))
+    expect(result._tag).toBe("Right")
+    // the help wraps nothing: a flag's variable and default are on one line
+    const help = out.join("\n")
     for (const [flag, variable] of Object.entries(Cli.serveFlags)) {
-      expect(Cli.usage).toMatch(new RegExp(`--${flag} [^\\n]*(\\n {29}[^\\n]*)*\\(${variable}; `))
+      expect(help).toMatch(new RegExp(`\\n--${flag} \\S+\\n[^]*?\\(${variable}; default [^)]+\\)`))
     }
     const defaults = serveOptions([])
-    expect(Cli.usage).toContain(`(PORT; ${defaults.port})`)
-    expect(Cli.usage).toContain(`(HOST; ${defaults.host})`)
-    expect(Cli.usage).toContain(`(ANIMAL_STORE_STORE; ${StoreLocation.format(defaults.store)})`)
-    expect(Cli.usage).toContain(`(ANIMAL_STORE_ENV; ${defaults.access?.environment})`)
-    expect(Cli.usage).toContain(`(ANIMAL_STORE_BAN_AFTER; ${defaults.access?.banAfter})`)
-    expect(Cli.usage).toContain(`(ANIMAL_STORE_BAN_SECONDS; ${defaults.access?.banSeconds})`)
-    expect(Cli.usage).toContain(`(ANIMAL_STORE_ANONYMOUS_PER_MINUTE; ${defaults.access?.anonymousPerMinute})`)
-    expect(Cli.usage).toContain("free, pro, business or enterprise")
+    expect(help).toContain(`(PORT; default ${defaults.port})`)
+    expect(help).toContain(`(HOST; default ${defaults.host})`)
+    expect(help).toContain(`(ANIMAL_STORE_STORE; default ${StoreLocation.format(defaults.store)})`)
+    expect(help).toContain(`(ANIMAL_STORE_ENV; default ${defaults.access?.environment})`)
+    expect(help).toContain(`(ANIMAL_STORE_BAN_AFTER; default ${defaults.access?.banAfter})`)
+    expect(help).toContain(`(ANIMAL_STORE_BAN_SECONDS; default ${defaults.access?.banSeconds})`)
+    expect(help).toContain(`(ANIMAL_STORE_ANONYMOUS_PER_MINUTE; default ${defaults.access?.anonymousPerMinute})`)
+    expect(help).toContain("ANIMAL_STORE_API_KEYS provisions keys")
+    const create = await Effect.runPromise(run(["keys", "create", "--help"]))
+    expect(create.out.join("\n")).toContain("free, pro, business or enterprise")
   })
 
   it("reads a PostgreSQL store with its pool settings, and never shows its password", () => {
@@ -110,33 +157,35 @@ describe("animal-store serve options", () => {
     ])
   })
 
-  it("refuses bad configuration with one clear reason that never shows a key", () => {
-    expect(failure(["serve", "--bogus", "1"])).toBe("unknown flag --bogus")
-    expect(failure(["serve", "--port"])).toBe("--port needs a value")
-    expect(failure(["serve", "--port", "65536"])).toMatch(/^--port: expected an integer from 0 to 65535/)
-    expect(failure(["serve"], { PORT: "http" })).toMatch(/^--port: /)
-    expect(failure(["serve", "--store", "mysql://x"])).toMatch(/^--store: expected memory, sqlite:<path> or postgres:/)
-    expect(failure(["serve", "--store", "postgres://user:hunter2@"])).toMatch(/^--store: expected postgres:\/\/user:password@host/)
-    expect(failure(["serve", "--store", "postgres://user:hunter2@"])).not.toContain("hunter2")
-    expect(failure(["serve", "--store", "memory", "--pool-size", "0"])).toMatch(/^--pool-size: /)
-    expect(failure(["serve", "--store", "memory", "--statement-timeout", "soon"])).toMatch(/^--statement-timeout: /)
-    expect(failure(["serve", "--env", "dev"])).toMatch(/^--env: expected production or staging/)
-    // The access settings are core's AccessConfig.config, read with the flags over the environment.
-    expect(failure(["serve", "--ban-after", "0"])).toBe('--ban-after: expected a positive integer, got "0"')
-    expect(failure(["serve"], { ANIMAL_STORE_BAN_SECONDS: "1e3" })).toBe('--ban-seconds: expected a positive integer, got "1e3"')
-    expect(failure(["serve", "--ban-after", "3"], { ANIMAL_STORE_BAN_AFTER: "x" })).toBe("(parsed)")
-    expect(failure(["keys", "create", "--plan", "free", "--env", "dev"])).toBe('--env: expected production or staging, got "dev"')
-    expect(failure(["keys", "create", "--plan", "enterprise", "--per-minute", "0", "--per-day", "1"]))
+  it("a flag given wins over a bad variable of the same setting", () => {
+    expect(serveOptions(["--ban-after", "3"], { ANIMAL_STORE_BAN_AFTER: "x" }).access?.banAfter).toBe(3)
+  })
+
+  it("refuses bad configuration with one clear line that never shows a key", async () => {
+    expect(await failure(["serve", "--bogus", "1"])).toBe("Received unknown argument: '--bogus'")
+    expect(await failure(["serve", "--port"])).toContain("'--port'")
+    expect(await failure(["serve", "--port", "65536"])).toMatch(/^--port: expected an integer from 0 to 65535/)
+    expect(await failure(["serve"], { PORT: "http" })).toMatch(/^--port: /)
+    expect(await failure(["serve", "--store", "mysql://x"])).toMatch(/^--store: expected memory, sqlite:<path> or postgres:/)
+    expect(await failure(["serve", "--store", "postgres://user:hunter2@"])).toMatch(/^--store: expected postgres:\/\/user:password@host/)
+    expect(await failure(["serve", "--store", "postgres://user:hunter2@"])).not.toContain("hunter2")
+    expect(await failure(["serve", "--store", "memory", "--pool-size", "0"])).toMatch(/^--pool-size: /)
+    expect(await failure(["serve", "--store", "memory", "--statement-timeout", "soon"])).toMatch(/^--statement-timeout: /)
+    expect(await failure(["serve", "--env", "dev"])).toMatch(/^--env: expected production or staging/)
+    expect(await failure(["serve", "--ban-after", "0"])).toBe('--ban-after: expected a positive integer, got "0"')
+    expect(await failure(["serve"], { ANIMAL_STORE_BAN_SECONDS: "1e3" })).toBe('--ban-seconds: expected a positive integer, got "1e3"')
+    expect(await failure(["keys", "create", "--plan", "free", "--env", "dev"])).toBe('--env: expected production or staging, got "dev"')
+    expect(await failure(["keys", "create", "--plan", "enterprise", "--per-minute", "0", "--per-day", "1"]))
       .toMatch(/^--per-minute: expected an integer from 1 to /)
-    expect(failure(["serve", "--base-url", "ftp://x"])).toMatch(/^--base-url: /)
-    expect(failure(["serve", "--cors-origins", "https://app.example.com/path"])).toMatch(/^--cors-origins: /)
-    expect(failure(["serve", "--cursor-secret", "short"])).toMatch(/^--cursor-secret: /)
-    expect(failure(["serve", "--access-log", "maybe"])).toMatch(/^--access-log: /)
-    expect(failure(["serve", "extra"])).toMatch(/unexpected argument "extra"/)
-    expect(failure(["launch"])).toMatch(/^unknown command "launch"/)
+    expect(await failure(["serve", "--base-url", "ftp://x"])).toMatch(/^--base-url: /)
+    expect(await failure(["serve", "--cors-origins", "https://app.example.com/path"])).toMatch(/^--cors-origins: /)
+    expect(await failure(["serve", "--cursor-secret", "short"])).toMatch(/^--cursor-secret: /)
+    expect(await failure(["serve", "--access-log", "maybe"])).toMatch(/^--access-log: /)
+    expect(await failure(["serve", "extra"])).toBe("Received unknown argument: 'extra'")
+    expect(await failure(["launch"])).toMatch(/^unknown command "launch"/)
     const secret = "ask_live_secretsecretsecret00"
     for (const keys of [`${secret}:gold`, `${secret}`, `${secret}:enterprise:5`, `${secret}:pro:5:5`]) {
-      const message = failure(["serve"], { ANIMAL_STORE_API_KEYS: keys })
+      const message = await failure(["serve"], { ANIMAL_STORE_API_KEYS: keys })
       expect(message).toMatch(/^ANIMAL_STORE_API_KEYS entry 1: /)
       expect(message).not.toContain(secret)
     }
@@ -144,41 +193,31 @@ describe("animal-store serve options", () => {
 })
 
 describe("animal-store keys", () => {
-  it("parses create, list and revoke on the store of --store or ANIMAL_STORE_STORE", () => {
-    expect(Either.getOrThrow(Cli.parse(["keys", "create", "--plan", "enterprise", "--per-minute", "5", "--per-day", "9", "--env", "staging", "--store", "memory"], {})))
-      .toEqual({
-        _tag: "KeysCreate",
-        store: { _tag: "Memory" },
-        options: { plan: "enterprise", limits: { perMinute: 5, perDay: 9 }, environment: "staging" }
-      })
-    expect(Either.getOrThrow(Cli.parse(["keys", "list"], { ANIMAL_STORE_STORE: "sqlite:k.db" }))).toEqual({
-      _tag: "KeysList",
-      store: { _tag: "Sqlite", filename: "k.db" }
-    })
-    expect(Either.getOrThrow(Cli.parse(["keys", "revoke", "key_1"], {}))).toMatchObject({ _tag: "KeysRevoke", id: "key_1" })
-    expect(failure(["keys", "create"])).toMatch(/^--plan: is required/)
-    expect(failure(["keys", "create", "--plan", "gold"])).toMatch(/^--plan: expected free/)
-    expect(failure(["keys", "create", "--plan", "enterprise", "--per-minute", "5"])).toMatch(/go together/)
-    expect(failure(["keys", "revoke"])).toMatch(/exactly one key id/)
-    expect(failure(["keys", "rotate"])).toMatch(/^unknown keys command/)
+  it("refuses a keys command line that cannot run, in one line", async () => {
+    expect(await failure(["keys", "create"])).toContain("'--plan'")
+    expect(await failure(["keys", "create", "--plan", "gold"])).toMatch(/^--plan: expected free/)
+    expect(await failure(["keys", "create", "--plan", "enterprise", "--per-minute", "5"])).toMatch(/go together/)
+    expect(await failure(["keys", "revoke"])).toContain("<id>")
+    expect(await failure(["keys", "revoke", "key_1", "key_2"])).toContain("'key_2'")
+    expect(await failure(["keys", "rotate"])).toMatch(/^unknown command "keys rotate"/)
   })
 
-  it("shows the usage for help", () => {
-    for (const argv of [[], ["help"], ["--help"], ["serve", "--help"], ["keys", "-h"]]) {
-      expect(Either.getOrThrow(Cli.parse(argv, {}))).toEqual({ _tag: "Help", text: Cli.usage })
+  it("shows the help for help, and the version", async () => {
+    for (const argv of [[], ["help"], ["--help"], ["-h"]]) {
+      const { err, out, result } = await Effect.runPromise(run(argv))
+      expect(result._tag).toBe("Right")
+      expect(err).toEqual([])
+      expect(out.join("\n")).toMatch(/COMMANDS[^]*- serve [^]*- keys create [^]*- keys list [^]*- keys revoke /)
     }
+    for (const argv of [["keys"], ["keys", "-h"], ["help", "keys"]]) {
+      expect((await Effect.runPromise(run(argv))).out.join("\n")).toMatch(/COMMANDS[^]*- create [^]*- list [^]*- revoke /)
+    }
+    const packageJson = JSON.parse(
+      Fs.readFileSync(Path.join(Path.dirname(fileURLToPath(import.meta.url)), "../package.json"), "utf8")
+    ) as { readonly version: string }
+    expect(Cli.version).toBe(packageJson.version)
+    expect((await Effect.runPromise(run(["--version"]))).out.join("\n").trim()).toBe(packageJson.version)
   })
-})
-
-const captureConsole = Effect.map(Console.consoleWith(Effect.succeed), (live) => {
-  const out: Array<string> = []
-  const err: Array<string> = []
-  const console: Console.Console = {
-    ...live,
-    log: (...args) => Effect.sync(() => void out.push(args.join(" "))),
-    error: (...args) => Effect.sync(() => void err.push(args.join(" ")))
-  }
-  return { out, err, console }
 })
 
 describe("animal-store keys, run in-process", () => {
@@ -186,9 +225,6 @@ describe("animal-store keys, run in-process", () => {
     Effect.gen(function*() {
       const filename = yield* temporaryDatabase
       const store = ["--store", `sqlite:${filename}`]
-      const run = (argv: ReadonlyArray<string>) =>
-        Effect.flatMap(captureConsole, ({ console, err, out }) =>
-          Cli.run(argv, {}).pipe(Effect.withConsole(console), Effect.either, Effect.map((result) => ({ result, out, err }))))
 
       const created = yield* run(["keys", "create", "--plan", "pro", "--env", "staging", ...store])
       expect(created.result._tag).toBe("Right")
@@ -201,8 +237,19 @@ describe("animal-store keys, run in-process", () => {
       expect(listed.out.join("\n")).toMatch(new RegExp(`${id}\\s+ask_test_\\S+\\.\\.\\.\\s+pro\\s+300/min 10000/day\\s+staging\\s+active`))
       expect(listed.out.join("\n")).not.toContain(secret)
 
+      // The store from ANIMAL_STORE_STORE; a flag-only value (--per-minute) is never read from the environment.
+      const enterprise = yield* run(
+        ["keys", "create", "--plan", "enterprise", "--per-minute", "5", "--per-day", "9", "--env", "staging"],
+        { ANIMAL_STORE_STORE: `sqlite:${filename}` }
+      )
+      expect(enterprise.err[0]).toMatch(/^Created key \S+ \(enterprise, staging\)/)
+      yield* run(["keys", "create", "--plan", "free", ...store], { "per-minute": "5", PER_MINUTE: "5", ANIMAL_STORE_PER_MINUTE: "5" })
+      const all = (yield* run(["keys", "list"], { ANIMAL_STORE_STORE: `sqlite:${filename}` })).out.join("\n")
+      expect(all).toMatch(/enterprise\s+5\/min 9\/day\s+staging\s+active/)
+      expect(all).toMatch(/free\s+60\/min 1000\/day\s+production\s+active/)
+
       expect((yield* run(["keys", "revoke", id, ...store])).out).toEqual([`Revoked key ${id}.`])
-      expect((yield* run(["keys", "list", ...store])).out.join("\n")).toMatch(/staging\s+revoked /)
+      expect((yield* run(["keys", "list", ...store])).out.join("\n")).toMatch(/pro\s+300\/min 10000\/day\s+staging\s+revoked /)
 
       const missing = yield* run(["keys", "revoke", "key_nope", ...store])
       expect(missing.result._tag).toBe("Left")

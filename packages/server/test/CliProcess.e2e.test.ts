@@ -50,7 +50,7 @@ describe.concurrent("the animal-store command", () => {
       runCli(["serve", "--port", "0", "--store", `sqlite:${Path.join(folder, "file", "x.db")}`]),
       runCli(["serve", "--port", "0", "--store", "memory"], { ANIMAL_STORE_API_KEYS: `${secret}:pro` })
     ])
-    expectOneLineFailure(unknownFlag, /^animal-store: unknown flag --verbose$/)
+    expectOneLineFailure(unknownFlag, /^animal-store: Received unknown argument: '--verbose'$/)
     expectOneLineFailure(badDatabase, /^animal-store: cannot use the store sqlite:.*x\.db: /)
     expectOneLineFailure(badKeys, /^animal-store: ANIMAL_STORE_API_KEYS entry 1: .*staging key, but the environment is production$/)
     expect(badKeys.stderr).not.toContain(secret)

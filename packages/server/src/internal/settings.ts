@@ -1,19 +1,35 @@
-import { Config, ConfigError, ConfigProvider, Effect, Either, Redacted } from "effect"
+/**
+ * The decoders of the command line's settings: each turns a flag's text (or
+ * its variable's) into its value, or into the reason it is refused.
+ *
+ * @internal
+ */
+import type { ApiKey } from "@animal-store/core"
+import { Either, Redacted } from "effect"
 
-/** A setting read as text, then turned by `decode` into its value or the reason it is refused. @internal */
-export const parsed = <A>(variable: string, decode: (text: string) => Either.Either<A, string>): Config.Config<A> =>
-  Config.string(variable).pipe(
-    Config.mapOrFail((text) => Either.mapLeft(decode(text), (reason) => ConfigError.InvalidData([], reason)))
-  )
+/** A decoder of a setting's text. @internal */
+export type Decode<A> = (text: string) => Either.Either<A, string>
 
 /** A decimal integer from `min` to `max`. @internal */
-export const integerIn = (min: number, max: number) => (text: string): Either.Either<number, string> =>
+export const integerIn = (min: number, max: number): Decode<number> => (text) =>
   /^[0-9]+$/.test(text) && Number(text) >= min && Number(text) <= max
     ? Either.right(Number(text))
     : Either.left(`expected an integer from ${min} to ${max}, got "${text}"`)
 
+/** A decimal integer of at least 1. @internal */
+export const positiveInteger: Decode<number> = (text) =>
+  /^[0-9]+$/.test(text) && Number(text) >= 1 && Number.isSafeInteger(Number(text))
+    ? Either.right(Number(text))
+    : Either.left(`expected a positive integer, got "${text}"`)
+
+/** `production` or `staging`. @internal */
+export const environment: Decode<ApiKey.Environment> = (text) =>
+  text === "production" || text === "staging"
+    ? Either.right(text)
+    : Either.left(`expected production or staging, got "${text}"`)
+
 /** An absolute http or https URL. @internal */
-export const httpUrl = (text: string): Either.Either<string, string> => {
+export const httpUrl: Decode<string> = (text) => {
   const parsedUrl = URL.canParse(text) ? new URL(text) : undefined
   return parsedUrl !== undefined && (parsedUrl.protocol === "http:" || parsedUrl.protocol === "https:")
     ? Either.right(text)
@@ -21,7 +37,7 @@ export const httpUrl = (text: string): Either.Either<string, string> => {
 }
 
 /** `on` or `off` (also `true`/`false`, `1`/`0`). @internal */
-export const onOff = (text: string): Either.Either<boolean, string> =>
+export const onOff: Decode<boolean> = (text) =>
   ["on", "true", "1"].includes(text)
     ? Either.right(true)
     : ["off", "false", "0"].includes(text)
@@ -29,7 +45,7 @@ export const onOff = (text: string): Either.Either<boolean, string> =>
     : Either.left(`expected on or off, got "${text}"`)
 
 /** Comma-separated items, blanks dropped. @internal */
-export const list = (text: string): Either.Either<ReadonlyArray<string>, string> =>
+export const list: Decode<ReadonlyArray<string>> = (text) =>
   Either.right(text.split(",").map((item) => item.trim()).filter((item) => item.length > 0))
 
 const isOrigin = (item: string): boolean => {
@@ -39,7 +55,7 @@ const isOrigin = (item: string): boolean => {
 }
 
 /** `*` or comma-separated origins (`https://app.example.com`). @internal */
-export const origins = (text: string): Either.Either<ReadonlyArray<string>, string> =>
+export const origins: Decode<ReadonlyArray<string>> = (text) =>
   Either.flatMap(list(text), (items) => {
     const bad = items.find((item) => item !== "*" && !isOrigin(item))
     return bad === undefined
@@ -48,47 +64,5 @@ export const origins = (text: string): Either.Either<ReadonlyArray<string>, stri
   })
 
 /** A secret of at least 32 characters, never shown in a refusal. @internal */
-export const secret = (text: string): Either.Either<Redacted.Redacted<string>, string> =>
+export const secret: Decode<Redacted.Redacted<string>> = (text) =>
   text.length >= 32 ? Either.right(Redacted.make(text)) : Either.left("expected at least 32 characters")
-
-/**
- * The configuration of one command line: each flag's value under its
- * environment variable, over the environment itself. An empty variable is
- * unset, as an absent one.
- * @internal
- */
-export const provider = (
-  variables: Readonly<Record<string, string | undefined>>,
-  flagValues: Readonly<Record<string, string>>,
-  env: Readonly<Record<string, string | undefined>>
-): ConfigProvider.ConfigProvider => {
-  const fromFlags = new Map<string, string>()
-  for (const [flag, value] of Object.entries(flagValues)) {
-    const variable = variables[flag]
-    if (variable !== undefined) fromFlags.set(variable, value)
-  }
-  const fromEnv = new Map<string, string>()
-  for (const [variable, value] of Object.entries(env)) {
-    if (value !== undefined && value !== "") fromEnv.set(variable, value)
-  }
-  return ConfigProvider.fromMap(fromFlags).pipe(ConfigProvider.orElse(() => ConfigProvider.fromMap(fromEnv)))
-}
-
-const firstProblem = (error: ConfigError.ConfigError): { readonly path: ReadonlyArray<string>; readonly message: string } =>
-  error._op === "And" || error._op === "Or" ? firstProblem(error.left) : error
-
-/**
- * Reads `config` from `provider`; a refusal is one line naming the flag of
- * the variable refused (`--port: ...`), or the variable when it has no flag.
- * @internal
- */
-export const read = <A>(
-  config: Config.Config<A>,
-  configProvider: ConfigProvider.ConfigProvider,
-  variables: Readonly<Record<string, string | undefined>>
-): Either.Either<A, string> =>
-  Either.mapLeft(Effect.runSync(Effect.either(configProvider.load(config))), (error) => {
-    const { message, path } = firstProblem(error)
-    const flag = Object.keys(variables).find((name) => variables[name] !== undefined && variables[name] === path[0])
-    return flag === undefined ? message : `--${flag}: ${message}`
-  })
