@@ -29,8 +29,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
-import { Either } from "effect"
-import * as Flags from "../src/internal/flags.js"
+import { parseArgs } from "node:util"
 import { bin, cleanEnv } from "../test/support/CliProcess.js"
 import type { ProbeSample } from "./internal/eventLoopDelay.js"
 import { loopResolutionMs } from "./internal/eventLoopDelay.js"
@@ -48,10 +47,12 @@ interface Options {
 }
 
 const parseOptions = (args: ReadonlyArray<string>): Options => {
-  const parsed = Flags.parse(args.filter((arg) => arg !== "--"), ["seconds", "rate"])
-  if (Either.isLeft(parsed)) throw new Error(parsed.left)
-  const positive = (name: string, fallback: number) => {
-    const value = Number(parsed.right.values[name] ?? fallback)
+  const { values } = parseArgs({
+    args: args.filter((arg) => arg !== "--"),
+    options: { seconds: { type: "string" }, rate: { type: "string" } }
+  })
+  const positive = (name: "seconds" | "rate", fallback: number) => {
+    const value = Number(values[name] ?? fallback)
     if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name}: expected a positive number`)
     return value
   }
