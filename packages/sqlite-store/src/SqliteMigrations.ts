@@ -11,6 +11,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import { immediate } from "./internal/groupCommit.js"
 import { mapStoreError } from "./internal/storeError.js"
 
 /**
@@ -78,7 +79,7 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError, S
       ) STRICT`,
       sql`CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)`
     )),
-  // The store's secrets (`SqliteStoreSecrets`), such as the cursor secret:
+  // The store's secrets (`internal/storeSecrets.ts`), such as the cursor secret:
   // one random value by name, made by the first process that needs it.
   "5_create_store_secrets": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`CREATE TABLE store_secrets (
@@ -86,10 +87,7 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError, S
       value TEXT NOT NULL CHECK (length(value) >= 32)
     ) STRICT, WITHOUT ROWID`),
   // Idempotency records keyed by their animal's id: appended in creation (so
-  // expiry) order, which purging reads from the head without an index of
-  // expiries; the animal itself is read from `pets` (animals never change).
-  // One B-tree and one index written per keyed create, instead of a B-tree
-  // and two indexes (`node --import tsx bench/idempotency.ts`).
+  // expiry) order, purged from the head; the animal is read from `pets`.
   "6_idempotency_keys_by_pet": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.all([
       sql`CREATE TABLE idempotency_keys_by_pet (
@@ -105,20 +103,13 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError, S
       sql`ALTER TABLE idempotency_keys_by_pet RENAME TO idempotency_keys`,
       sql`CREATE UNIQUE INDEX idempotency_keys_scope_key ON idempotency_keys (scope, key)`
     ], { discard: true })),
-  // Records found by their key alone (the scope is compared in the row): an
-  // index entry a third of the size, so fewer pages written per keyed create
-  // (`node --import tsx bench/idempotency.ts`). One record per (scope, key)
-  // stays the rule of the write transaction that reads before it inserts.
+  // Records found by their key alone (the scope is compared in the row).
   "7_idempotency_keys_by_key": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.all([
       sql`DROP INDEX idempotency_keys_scope_key`,
       sql`CREATE INDEX idempotency_keys_key ON idempotency_keys (key)`
     ], { discard: true })),
-  // No index of keys: each process keeps one in memory, caught up from the
-  // records appended since it last read (`SqliteIdempotencyStore`). An index
-  // entry at a random place in a B-tree dirtied one page per keyed create, a
-  // 4 KiB WAL frame written and checkpointed: a keyed create cost 24 to 33%
-  // more CPU than a plain one (`node --import tsx bench/idempotency.ts`).
+  // No index of keys in the file: each process keeps one in memory (`internal/keyIndex.ts`).
   "8_idempotency_keys_in_memory": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`DROP INDEX idempotency_keys_key`.pipe(Effect.asVoid))
 }
@@ -153,7 +144,7 @@ const run = Migrator.make({})
 
 /**
  * Brings the database to the version of `record` in one `BEGIN IMMEDIATE`
- * transaction: either every pending migration is applied or none is, and
+ * transaction (the write lock taken before the version is read): either every pending migration is applied or none is, and
  * processes opening the same file at once migrate it one after the other.
  * Fails with `StoreError` "Incompatible" when the database is newer than
  * `record`; "ReadOnly", "Corrupt", "Unavailable" when it cannot be written.
@@ -167,7 +158,7 @@ export const migrateTo = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const codeVersion = versionOf(record)
-    return yield* sql.withTransaction(Effect.gen(function*() {
+    return yield* immediate(sql, Effect.gen(function*() {
       const version = yield* databaseVersion
       if (version > codeVersion) {
         return yield* new StoreError.StoreError({

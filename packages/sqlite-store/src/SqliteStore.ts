@@ -1,127 +1,92 @@
 /**
- * Every storage port of Animal Store on one SQLite database file: the
- * embedded default of the standalone server.
- *
- * Opening sets WAL journaling, a busy timeout and `synchronous`, then brings
- * the schema to the current version (`SqliteMigrations`). Any failure to open,
- * write or migrate the file is a `StoreError`.
+ * Every storage port of Animal Store on one SQLite database file, through
+ * `@effect/sql-sqlite-node`'s `SqliteClient`: the embedded default of the
+ * standalone server. A port call ends once what it wrote is committed.
  *
  * @since 1.0.0
  */
-import type { AnimalStore } from "@animal-store/core"
-import { Durability, StoreError } from "@animal-store/core"
+import type { AnimalStore, StoreError } from "@animal-store/core"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type { ConfigError, Scope } from "effect"
 import { Config, Context, Effect, Layer } from "effect"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
-import * as SqliteApiKeyStore from "./SqliteApiKeyStore.js"
-import * as SqliteDatabase from "./SqliteDatabase.js"
-import * as SqliteIdempotencyStore from "./SqliteIdempotencyStore.js"
+import * as ApiKeyStore from "./internal/apiKeyStore.js"
+import * as Client from "./internal/client.js"
+import * as GroupCommit from "./internal/groupCommit.js"
+import * as IdempotencyStore from "./internal/idempotencyStore.js"
+import * as PetRepository from "./internal/petRepository.js"
+import * as RateLimitStore from "./internal/rateLimitStore.js"
+import * as StoreSecrets from "./internal/storeSecrets.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
-import * as SqlitePetRepository from "./SqlitePetRepository.js"
-import * as SqliteRateLimitStore from "./SqliteRateLimitStore.js"
-import * as SqliteStoreSecrets from "./SqliteStoreSecrets.js"
+
+/**
+ * How SQLite makes a commit durable:
+ *
+ * - `"NORMAL"` (default): with WAL, a commit is in the operating system's
+ *   file cache when it is acknowledged. It survives the process being killed
+ *   (even with `kill -9`); on power loss the last commits may be lost, the
+ *   database stays consistent.
+ * - `"FULL"`: every commit is also flushed to the disk (`fsync`) before it is
+ *   acknowledged, so it survives power loss too.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Synchronous = "NORMAL" | "FULL"
 
 /**
  * @since 1.0.0
  * @category models
  */
-export type Synchronous = SqliteDatabase.Synchronous
-
-/**
- * @since 1.0.0
- * @category models
- */
-export type Options = SqliteDatabase.Options
-
-const isFile = (filename: string) => filename !== ":memory:" && filename !== ""
-
-// Not `mkdirSync(folder, { recursive: true })`: on Node 20 it loops forever
-// when the parent exists but refuses the child (e.g. under /proc).
-const ensureFolder = (folder: string): void => {
-  const stat = Fs.statSync(folder, { throwIfNoEntry: false })
-  if (stat !== undefined) {
-    if (!stat.isDirectory()) throw new Error(`"${folder}" is not a folder`)
-    return
-  }
-  const parent = Path.dirname(folder)
-  if (parent !== folder) ensureFolder(parent)
-  try {
-    Fs.mkdirSync(folder)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-  }
+export interface Options {
+  /** Path of the database file (its folder is created), or `":memory:"`. */
+  readonly filename: string
+  /** Default `"NORMAL"`. */
+  readonly synchronous?: Synchronous | undefined
+  /** How long a write waits for another connection's lock before failing, in ms. Default 5000. */
+  readonly busyTimeout?: number | undefined
 }
 
-const createFolder = (filename: string) =>
-  Effect.try({
-    try: () => {
-      if (isFile(filename)) ensureFolder(Path.dirname(Path.resolve(filename)))
-    },
-    catch: (cause) =>
-      new StoreError.StoreError({
-        reason: "Unavailable",
-        message: `Cannot create the folder of the SQLite database "${filename}": ${
-          cause instanceof Error ? cause.message : String(cause)
-        }`,
-        cause
-      })
-  })
-
 /**
- * Opens the database file, sets its pragmas and migrates it: the
- * `SqliteDatabase` the per-port modules run on. The file is
- * closed when the scope closes.
+ * Opens the database file with WAL, `synchronous` and the busy timeout, and
+ * migrates it (`SqliteMigrations.migrate`). The file is closed when the scope
+ * closes. Fails with `StoreError` when the file cannot be opened or migrated.
  *
  * @since 1.0.0
  * @category constructors
  */
-export const makeClient = (
-  options: Options
-): Effect.Effect<SqliteDatabase.SqliteDatabase, StoreError.StoreError, Scope.Scope> =>
-  Effect.gen(function*() {
-    yield* createFolder(options.filename)
-    const database = yield* SqliteDatabase.make(options)
-    yield* Effect.provideService(SqliteMigrations.migrate, SqlClient.SqlClient, database.sql)
-    return database
-  })
+export const makeClient = (options: Options): Effect.Effect<SqliteClient.SqliteClient, StoreError.StoreError, Scope.Scope> =>
+  Effect.tap(Client.open(options), (client) => Effect.provideService(SqliteMigrations.migrate, SqlClient.SqlClient, client))
 
 /**
- * The `SqliteDatabase` of `makeClient`, and its `SqlClient`.
+ * The client of `makeClient`, as a `SqliteClient` and a `SqlClient`.
  *
  * @since 1.0.0
  * @category layers
  */
 export const layerClient = (
   options: Options
-): Layer.Layer<SqliteDatabase.SqliteDatabase | SqlClient.SqlClient, StoreError.StoreError> =>
-  Layer.scopedContext(
-    Effect.map(
-      makeClient(options),
-      (database) => Context.make(SqliteDatabase.SqliteDatabase, database).pipe(Context.add(SqlClient.SqlClient, database.sql))
-    )
-  )
+): Layer.Layer<SqliteClient.SqliteClient | SqlClient.SqlClient, StoreError.StoreError> =>
+  Layer.scopedContext(Effect.map(makeClient(options), (client) =>
+    Context.make(SqliteClient.SqliteClient, client).pipe(
+      Context.add(SqlClient.SqlClient, client)
+    )))
 
 /**
- * The per-port layers on the `SqliteDatabase` of `makeClient`, the store's
- * `Durability` (its group commit), and the store's cursor secret (read, or
- * made the first time, from the database).
+ * Every port, and the cursor secret (read, or made the first time, from the
+ * database), on the `SqliteClient` of `makeClient`.
  *
  * @since 1.0.0
  * @category layers
  */
-export const layerPorts: Layer.Layer<
-  AnimalStore.StorePorts | Durability.Durability,
-  StoreError.StoreError,
-  SqliteDatabase.SqliteDatabase
-> = Layer.mergeAll(
-  Layer.effect(Durability.Durability, Effect.map(SqliteDatabase.SqliteDatabase, (database) => database.durability)),
-  SqlitePetRepository.layer,
-  SqliteApiKeyStore.layer,
-  SqliteRateLimitStore.layer,
-  SqliteIdempotencyStore.layer,
-  SqliteStoreSecrets.layerCursorSecret
+export const layerPorts: Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, SqliteClient.SqliteClient> = Layer.mergeAll(
+  PetRepository.layer,
+  ApiKeyStore.layer,
+  RateLimitStore.layer,
+  IdempotencyStore.layer,
+  StoreSecrets.layerCursorSecret
+).pipe(
+  Layer.provide(Layer.scoped(GroupCommit.GroupCommit, Effect.flatMap(SqliteClient.SqliteClient, GroupCommit.make)))
 )
 
 /**
@@ -130,7 +95,7 @@ export const layerPorts: Layer.Layer<
  * @since 1.0.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts | Durability.Durability, StoreError.StoreError> =>
+export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
   Layer.provide(layerPorts, layerClient(options))
 
 /**
@@ -141,5 +106,5 @@ export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts | Du
  */
 export const layerConfig = (
   config: Config.Config.Wrap<Options>
-): Layer.Layer<AnimalStore.StorePorts | Durability.Durability, StoreError.StoreError | ConfigError.ConfigError> =>
+): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(config), layer))

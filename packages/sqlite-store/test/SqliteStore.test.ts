@@ -1,15 +1,21 @@
 import { Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
 import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
+import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Config, ConfigError, ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import { Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { SqliteDatabase, SqliteMigrations, SqlitePetRepository, SqliteRateLimitStore, SqliteStore } from "../src/index.js"
-import { open } from "../src/internal/betterSqlite3.js"
+import { SqliteMigrations, SqliteStore } from "../src/index.js"
+import * as GroupCommit from "../src/internal/groupCommit.js"
+import * as IdempotencyStoreSqlite from "../src/internal/idempotencyStore.js"
+import * as PetRepositorySqlite from "../src/internal/petRepository.js"
+import * as RateLimitStoreSqlite from "../src/internal/rateLimitStore.js"
 import { listStatement } from "../src/internal/petSql.js"
-import { collectStderr, exitOf, linesOf, nextTurn, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
+import * as WalCheckpointer from "../src/internal/walCheckpointer.js"
+import { collectStderr, exitOf, linesOf, open, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
 
 const allVersions = Array.from({ length: SqliteMigrations.schemaVersion }, (_, i) => i + 1)
 
@@ -18,19 +24,35 @@ const clientLayer = SqliteStore.layerClient
 const storeLayer = (options: SqliteStore.Options) =>
   Layer.provideMerge(SqliteStore.layerPorts, clientLayer(options))
 
-/** A group-committed insert of an animal named `name`: its id. */
-const insertAnimal = (database: SqliteDatabase.SqliteDatabase, name: string) =>
-  database.batched("Storing an animal", (connection) =>
-    connection.firstValues<readonly [number]>(
-      "INSERT INTO pets (name, category_id, status) VALUES (?, 1, 'available') RETURNING id",
-      name
-    )![0])
+/** The ports that write, with their group commit, on the client of `options`. */
+const groupCommitLayer = (options: SqliteStore.Options) =>
+  Layer.mergeAll(PetRepositorySqlite.layer, IdempotencyStoreSqlite.layer, RateLimitStoreSqlite.layer).pipe(
+    Layer.provideMerge(Layer.scoped(GroupCommit.GroupCommit, Effect.flatMap(SqlClient.SqlClient, GroupCommit.make))),
+    Layer.provideMerge(clientLayer(options))
+  )
 
-/** A group-committed write that SQLite refuses, so its turn is rolled back. */
-const writeNowhere = (database: SqliteDatabase.SqliteDatabase) =>
-  database.batched("Writing nowhere", (connection) => {
-    connection.run("INSERT INTO no_such_table VALUES (1)")
-  })
+/** An unmigrated client of `filename`. */
+const bareClient = (filename: string) => SqliteClient.layer({ filename })
+
+/** A write whose statement passes and whose transaction's commit fails: it breaks a deferred foreign key. */
+const breakingCommit = Effect.flatMap(GroupCommit.GroupCommit, (database) =>
+  database.write("Breaking the commit", (connection) => GroupCommit.run(connection, "INSERT INTO child (parent_id) VALUES (42)")))
+
+/** Tables that let `breakingCommit` fail its transaction's commit. */
+const deferredForeignKey = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.all([
+    sql`PRAGMA foreign_keys = ON`,
+    sql`CREATE TABLE parent (id INTEGER PRIMARY KEY)`,
+    sql`CREATE TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`
+  ], { discard: true }))
+
+/** A write that SQLite refuses at its statement. */
+const writeNowhere = Effect.flatMap(GroupCommit.GroupCommit, (database) =>
+  database.write("Writing nowhere", (connection) => GroupCommit.run(connection, "INSERT INTO no_such_table VALUES (1)")))
+
+/** Runs `effects` at once (one turn of the event loop, so one transaction): their exits. */
+const inOneTurn = <R>(effects: ReadonlyArray<Effect.Effect<unknown, StoreError.StoreError, R>>) =>
+  Effect.all(effects.map(Effect.exit), { concurrency: "unbounded" })
 
 /** The `StoreError` opening `options` fails with. */
 const openError = (options: SqliteStore.Options) =>
@@ -61,7 +83,7 @@ describe("SqliteStore", () => {
         expect(yield* pragma("journal_mode")).toBe("wal")
         expect(yield* pragma("synchronous")).toBe(1)
         expect(yield* pragma("busy_timeout")).toBe(5_000)
-        expect(yield* pragma("wal_autocheckpoint")).toBe(SqliteDatabase.walAutocheckpointPages)
+        expect(yield* pragma("wal_autocheckpoint")).toBe(WalCheckpointer.autocheckpointPages)
       }).pipe(Effect.provide(clientLayer({ filename })))
       expect(Fs.statSync(filename).isFile()).toBe(true)
       const full = yield* pragma("synchronous").pipe(
@@ -120,7 +142,7 @@ describe("SqliteStore", () => {
           "2_broken": broken
         }))
         return { error, tables: yield* tableNames }
-      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, Effect.map(SqliteDatabase.make({ filename: fresh }), (database) => database.sql))))
+      }).pipe(Effect.provide(bareClient(fresh)))
       expect(fromEmpty.error).toBeInstanceOf(StoreError.StoreError)
       expect(fromEmpty.error.message).toContain("no_such_table")
       expect(fromEmpty.tables).toEqual([])
@@ -158,7 +180,7 @@ describe("SqliteStore", () => {
         yield* sql`INSERT INTO idempotency_keys
           (scope, key, fingerprint, expires_at, pet_id, pet_name, pet_category_id, pet_status)
           VALUES ('key-1', 'retry-1', ${Idempotency.fingerprint(body)}, ${now + 1000}, 7, 'Rex', 3, 'sold')`
-      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, Effect.map(SqliteDatabase.make({ filename }), (database) => database.sql))))
+      }).pipe(Effect.provide(bareClient(filename)))
       const outcome = yield* Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
         store.createPet({
           scope: "key-1",
@@ -192,7 +214,7 @@ describe("SqliteStore", () => {
         yield* sql`INSERT INTO idempotency_keys (pet_id, scope, key, fingerprint, expires_at) VALUES
           (7, 'key-1', 'retry-1', ${Idempotency.fingerprint(rex)}, ${now + 1000}),
           (8, 'key-2', 'retry-1', ${Idempotency.fingerprint(tom)}, ${now + 1000})`
-      }).pipe(Effect.provide(Layer.scoped(SqlClient.SqlClient, Effect.map(SqliteDatabase.make({ filename }), (database) => database.sql))))
+      }).pipe(Effect.provide(bareClient(filename)))
       const retry = (scope: string, body: typeof rex) =>
         Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
           store.createPet({
@@ -208,34 +230,6 @@ describe("SqliteStore", () => {
       expect(first._tag === "Replayed" ? first.pet.id : first._tag).toBe(7)
       expect(second._tag === "Replayed" ? second.pet.id : second._tag).toBe(8)
       expect(third._tag).toBe("Created")
-    }))
-
-  it.scoped("a keyed create rolled back is read again: another connection's record under the same id is found", () =>
-    Effect.gen(function*() {
-      const filename = Path.join(yield* tempFolder, "store.db")
-      const a = yield* Layer.build(Layer.provideMerge(SqliteStore.layerPorts, SqliteStore.layerClient({ filename })))
-      const b = yield* Layer.build(SqliteStore.layer({ filename }))
-      const now = Date.UTC(2026, 0, 1)
-      const rex = { name: "Rex", categoryId: 3, status: "sold" } as Pet.NewPet
-      const create = (key: string) =>
-        Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
-          store.createPet({ scope: "s", key, pet: rex, now, decide: Idempotency.decide(Idempotency.fingerprint(rex), now) }))
-      expect((yield* create("first").pipe(Effect.provide(a)))._tag).toBe("Created")
-      // A keyed create and a failing write in one turn (both started at once): the turn is rolled back.
-      const failing = Effect.flatMap(SqliteDatabase.SqliteDatabase, writeNowhere)
-      const [created, failed] = yield* Effect.sync(() =>
-        [Effect.runFork(create("rolled-back").pipe(Effect.provide(a))), Effect.runFork(failing.pipe(Effect.provide(a)))] as const
-      )
-      expect(Exit.isFailure(yield* Fiber.await(created))).toBe(true)
-      expect(Exit.isFailure(yield* Fiber.await(failed))).toBe(true)
-      // The other connection appends a record under the id the rolled back one had.
-      const fromB = yield* create("from-b").pipe(Effect.provide(b))
-      if (fromB._tag !== "Created") return expect.fail(`expected Created, got ${fromB._tag}`)
-      // A retry through the first connection replays it: no second animal.
-      expect(yield* create("from-b").pipe(Effect.provide(a))).toEqual({ _tag: "Replayed", pet: fromB.pet })
-      // The rolled back key was never stored, and both connections agree.
-      expect((yield* create("rolled-back").pipe(Effect.provide(b)))._tag).toBe("Created")
-      expect((yield* create("rolled-back").pipe(Effect.provide(a)))._tag).toBe("Replayed")
     }))
 
   it.scoped("each connection finds the records the others append, and its own, under one key per scope", () =>
@@ -269,157 +263,82 @@ describe("SqliteStore", () => {
       expect(ids.size).toBe(40)
     }))
 
-  it.scoped("writes of one turn commit together: each gets its result after the commit, or all fail and none is stored", () =>
+  it.scoped("a keyed create whose commit failed is read again: another connection's record under the same id is found", () =>
     Effect.gen(function*() {
-      const database = yield* SqliteDatabase.SqliteDatabase
-      const insert = (name: string) => insertAnimal(database, name)
-      const inTurn = <A, E>(effects: ReadonlyArray<Effect.Effect<A, E>>) =>
-        Effect.all(effects.map(Effect.either), { concurrency: "unbounded" })
-      const count = database.use("Counting", (connection) => connection.firstValues<readonly [number]>("SELECT count(*) FROM pets")![0])
+      const filename = Path.join(yield* tempFolder, "store.db")
+      const a = yield* Layer.build(groupCommitLayer({ filename }))
+      const b = yield* Layer.build(SqliteStore.layer({ filename }))
+      yield* Effect.provide(deferredForeignKey, a)
+      const now = Date.UTC(2026, 0, 1)
+      const rex = { name: "Rex", categoryId: 3, status: "sold" } as Pet.NewPet
+      const create = (key: string) =>
+        Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
+          store.createPet({ scope: "s", key, pet: rex, now, decide: Idempotency.decide(Idempotency.fingerprint(rex), now) }))
+      expect((yield* create("first").pipe(Effect.provide(a)))._tag).toBe("Created")
+      // A keyed create and a write breaking the commit in one transaction: it is rolled back.
+      const [created, broken] = yield* inOneTurn<IdempotencyStore.IdempotencyStore | GroupCommit.GroupCommit>([create("rolled-back"), breakingCommit]).pipe(Effect.provide(a))
+      expect(created).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", message: expect.stringContaining("Committing") })))
+      expect(Exit.isFailure(broken!)).toBe(true)
+      // The other connection appends a record under the id the rolled back one had.
+      const fromB = yield* create("from-b").pipe(Effect.provide(b))
+      if (fromB._tag !== "Created") return expect.fail(`expected Created, got ${fromB._tag}`)
+      // A retry through the first connection replays it: no second animal.
+      expect(yield* create("from-b").pipe(Effect.provide(a))).toEqual({ _tag: "Replayed", pet: fromB.pet })
+      // The rolled back key was never stored, and both connections agree.
+      expect((yield* create("rolled-back").pipe(Effect.provide(b)))._tag).toBe("Created")
+      expect((yield* create("rolled-back").pipe(Effect.provide(a)))._tag).toBe("Replayed")
+    }))
 
-      const ids = yield* inTurn([insert("a"), insert("b"), insert("c")])
-      expect(ids.map((id) => id._tag === "Right" ? id.right : undefined)).toEqual([1, 2, 3])
-
-      const broken = writeNowhere(database)
-      const failed = yield* inTurn([insert("d"), broken, insert("e")])
-      for (const outcome of failed) {
-        expect(outcome._tag).toBe("Left")
-        if (outcome._tag === "Left") expect(outcome.left).toBeInstanceOf(StoreError.StoreError)
-      }
-      expect(yield* count).toBe(3)
-      expect(yield* insert("f")).toBe(4)
-    }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => clientLayer({ filename }))))))
-
-  it.scoped("an animal found by id is kept once its turn commits: one read in a turn rolled back is not, and its id finds the next animal stored", () =>
-    Effect.gen(function*() {
-      const database = yield* SqliteDatabase.SqliteDatabase
-      const pets = yield* PetRepository.PetRepository
-      const named = (name: string): Pet.NewPet => ({ ...newPet, name })
-      const first = Pet.PetId.make(1)
-      // Stored, found by id and rolled back in one turn (all started at once).
-      const rolledBack = yield* Effect.all(
-        [pets.insert(named("Ghost")), pets.findById(first), writeNowhere(database)].map(Effect.exit),
-        { concurrency: "unbounded" }
-      )
-      expect(rolledBack.map(Exit.isFailure)).toEqual([true, true, true])
-      // The id goes to the next animal stored, and that is the one found.
-      expect((yield* pets.insert(named("Rex"))).id).toBe(first)
-      expect(Option.map(yield* pets.findById(first), (pet) => pet.name)).toEqual(Option.some("Rex"))
-    }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => storeLayer({ filename }))))))
-
-  it.scoped("the last animals found by id are kept in memory, up to foundPetsMax; an id not found is read again", () =>
-    Effect.gen(function*() {
-      const database = yield* SqliteDatabase.SqliteDatabase
-      const pets = yield* PetRepository.PetRepository
-      const count = SqlitePetRepository.foundPetsMax + 1
-      const deleteByHand = (id: number) => database.use("Deleting by hand", (connection) => connection.run("DELETE FROM pets WHERE id = ?", id))
-      const nameOf = (id: number) => Effect.map(pets.findById(Pet.PetId.make(id)), Option.map((pet) => pet.name))
-      expect(yield* nameOf(1)).toEqual(Option.none())
-      yield* database.use("Filling", (connection) =>
-        connection.run(
-          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) INSERT INTO pets (name, category_id, status) SELECT 'pet ' || i, 1, 'sold' FROM n",
-          count
-        ))
-      // Not kept when it was not found.
-      expect(yield* nameOf(1)).toEqual(Option.some("pet 1"))
-      expect(yield* nameOf(2)).toEqual(Option.some("pet 2"))
-      // Kept: a row deleted behind the store's back is still found.
-      yield* deleteByHand(1)
-      expect(yield* nameOf(1)).toEqual(Option.some("pet 1"))
-      // Finding foundPetsMax others forgets the one kept longest (1), and keeps the rest (2 was found again).
-      yield* nameOf(2)
-      for (let id = 3; id <= count; id++) yield* nameOf(id)
-      yield* deleteByHand(2)
-      expect(yield* nameOf(1)).toEqual(Option.none())
-      expect(yield* nameOf(2)).toEqual(Option.some("pet 2"))
-      // Two lookups read one animal (both made before either ran): it is kept once, forgetting one other (2).
-      const stored = yield* pets.insert(newPet)
-      yield* Effect.all([pets.findById(stored.id), pets.findById(stored.id)], { concurrency: "unbounded" })
-      yield* deleteByHand(3)
-      expect(yield* nameOf(3)).toEqual(Option.some("pet 3"))
-      expect(yield* nameOf(stored.id)).toEqual(Option.some(newPet.name))
-    }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => storeLayer({ filename }))))))
-
-  it.scoped("under deferCommit a request's writes end at once, and its outcome is handed over after the turn's commit", () =>
+  it.scoped("writes of one turn commit together: each gets its own result after the commit, a failing write fails alone, a failing commit fails all and stores none", () =>
     Effect.gen(function*() {
       const filename = yield* tempDatabase
-      const database = yield* Effect.provide(SqliteDatabase.SqliteDatabase, yield* Layer.build(clientLayer({ filename })))
+      const context = yield* Layer.build(groupCommitLayer({ filename }))
       const other = open(filename)
       yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
-      const countSeenByOther = () => (other.prepare("SELECT count(*) AS n FROM pets").get() as { n: number }).n
-      const insert = (name: string) => insertAnimal(database, name)
-      const committed: Array<string> = []
-      const handedOver: Array<{ readonly exit: Exit.Exit<number, unknown>; readonly seenByOther: number }> = []
-      const request = (name: string) =>
-        database.durability.deferCommit(
-          Effect.tap(insert(name), () =>
-            Effect.flatMap(
-              database.use("Noting the commit", (connection) => connection.afterCommit(() => committed.push(name))),
-              () => Effect.void
-            )),
-          (exit) => handedOver.push({ exit, seenByOther: countSeenByOther() })
-        )
+      yield* Effect.gen(function*() {
+        const seenByOther = () => (other.prepare("SELECT count(*) AS n FROM pets").get() as { n: number }).n
+        yield* deferredForeignKey
+        const pets = yield* PetRepository.PetRepository
+        const insert = (name: string) =>
+          Effect.map(pets.insert({ ...newPet, name }), (pet) => ({ id: pet.id, seenByOther: seenByOther() }))
 
-      // Both requests end within the turn: nothing is committed or handed over yet.
-      yield* Effect.sync(() => {
-        Effect.runSync(request("a"))
-        Effect.runSync(request("b"))
-        expect(handedOver).toEqual([])
-        expect(committed).toEqual([])
-        expect(countSeenByOther()).toBe(0)
-      })
-      yield* nextTurn
-      // After the turn: one commit, then each outcome, with its animal visible to other connections.
-      expect(committed).toEqual(["a", "b"])
-      expect(handedOver).toEqual([
-        { exit: Exit.succeed(1), seenByOther: 2 },
-        { exit: Exit.succeed(2), seenByOther: 2 }
-      ])
+        const stored = yield* inOneTurn([insert("a"), insert("b"), insert("c")])
+        expect(stored).toEqual([1, 2, 3].map((id) => Exit.succeed({ id, seenByOther: 3 })))
 
-      // A turn rolled back by a later call: the request that wrote first gets the failure, and nothing is kept.
-      handedOver.length = 0
-      committed.length = 0
-      const broken = writeNowhere(database)
-      const brokenExit = yield* Effect.sync(() => {
-        Effect.runSync(request("c"))
-        return Effect.runSyncExit(broken)
-      })
-      expect(Exit.isFailure(brokenExit)).toBe(true)
-      yield* nextTurn
-      expect(committed).toEqual([])
-      expect(handedOver).toHaveLength(1)
-      const [failed] = handedOver
-      expect(Exit.isFailure(failed!.exit)).toBe(true)
-      if (Exit.isFailure(failed!.exit)) {
-        const error = Option.getOrThrow(Cause.failureOption(failed!.exit.cause))
-        expect(error).toBeInstanceOf(StoreError.StoreError)
-        expect((error as StoreError.StoreError).message).toContain("Writing nowhere")
-      }
-      expect(failed!.seenByOther).toBe(2)
+        const [d, nowhere, e] = yield* inOneTurn([insert("d"), writeNowhere, insert("e")])
+        expect(d).toEqual(Exit.succeed({ id: 4, seenByOther: 5 }))
+        expect(nowhere).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", message: expect.stringContaining("Writing nowhere") })))
+        expect(e).toEqual(Exit.succeed({ id: 5, seenByOther: 5 }))
 
-      // Without deferCommit a write ends only once committed.
-      expect(yield* insert("d")).toBe(3)
-      expect(countSeenByOther()).toBe(3)
+        const failed = yield* inOneTurn([insert("f"), breakingCommit, insert("g")])
+        for (const exit of failed) {
+          expect(exit).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", message: expect.stringContaining("Committing") })))
+        }
+        expect(seenByOther()).toBe(5)
+        expect(yield* insert("h")).toEqual({ id: 6, seenByOther: 6 })
+      }).pipe(Effect.provide(context))
     }))
 
-  it.scoped("a SqlClient transaction first commits the turn's writes", () =>
+  it.scoped("calls of one transaction count one subject in the order they came; a failed commit keeps none of them", () =>
     Effect.gen(function*() {
-      const filename = yield* tempDatabase
-      const database = yield* Effect.provide(SqliteDatabase.SqliteDatabase, yield* Layer.build(clientLayer({ filename })))
-      const handedOver: Array<Exit.Exit<void, unknown>> = []
-      yield* Effect.sync(() =>
-        Effect.runSync(database.durability.deferCommit(
-          database.batched("Storing an animal", (connection) => {
-            connection.run("INSERT INTO pets (name, category_id, status) VALUES ('a', 1, 'available')")
-          }),
-          (exit) => handedOver.push(exit)
-        ))
-      )
-      const sql = database.sql
-      const names = yield* sql.withTransaction(sql<{ readonly name: string }>`SELECT name FROM pets`)
-      expect(names.map((row) => row.name)).toEqual(["a"])
-      expect(handedOver).toEqual([Exit.void])
-    }))
+      yield* deferredForeignKey
+      const limits = yield* RateLimitStore.RateLimitStore
+      /** Counts one request of `addr:x`: the count it found. */
+      const count = limits.modify("addr:x", (state) => {
+        const found = state?.minuteCount ?? 0
+        return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0 }]
+      })
+      expect(yield* inOneTurn([count, count, count])).toEqual([Exit.succeed(0), Exit.succeed(1), Exit.succeed(2)])
+      const failed = yield* inOneTurn([count, breakingCommit])
+      expect(failed.every(Exit.isFailure)).toBe(true)
+      // A rule that throws is a defect of its call alone.
+      const throwing = limits.modify("addr:x", () => {
+        throw new Error("a bug in the rule")
+      })
+      const [before, thrown, after] = yield* inOneTurn([count, throwing, count])
+      expect([before, after]).toEqual([Exit.succeed(3), Exit.succeed(4)])
+      expect(Exit.isFailure(thrown!) && thrown.cause._tag).toBe("Die")
+    }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => groupCommitLayer({ filename }))))))
 
   it.scoped("a path that cannot be opened is Unavailable", () =>
     Effect.gen(function*() {
@@ -578,7 +497,7 @@ describe("SqliteStore", () => {
 
   it.scoped("a port call waits for another fiber's SqlClient transaction to end, and is not part of it", () =>
     Effect.gen(function*() {
-      const other = (yield* SqliteDatabase.make({ filename: ":memory:" })).sql
+      const other = yield* SqliteClient.make({ filename: ":memory:" }).pipe(Effect.provide(Reactivity.layer))
       const alone = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E | SqlError> => call
       // Inside a transaction of another SqlClient, the call must still wait.
       for (const around of [alone, other.withTransaction]) {
@@ -604,105 +523,6 @@ describe("SqliteStore", () => {
           expect(yield* pets.list({ limit: 10 })).toEqual([pet])
         }).pipe(Effect.provide(storeLayer({ filename })))
       }
-    }))
-
-  it.scoped("a turn counts each subject on its row as read once, for every store on the database, writes it just before its commit, and keeps none of it when rolled back", () =>
-    Effect.gen(function*() {
-      const filename = yield* tempDatabase
-      const context = yield* Layer.build(storeLayer({ filename }))
-      const database = Context.get(context, SqliteDatabase.SqliteDatabase)
-      const limits = Context.get(context, RateLimitStore.RateLimitStore)
-      const other = open(filename)
-      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
-      const seenByOther = () =>
-        (other.prepare("SELECT minute_count AS n FROM rate_limits WHERE subject = 'addr:x'").get() as
-          | { n: number }
-          | undefined)?.n
-      /** Counts one request of `addr:x`: the count it found. */
-      const count = limits.modify("addr:x", (state) => {
-        const found = state?.minuteCount ?? 0
-        return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0 }]
-      })
-      const found: Array<Exit.Exit<number, unknown>> = []
-      const request = (effect: Effect.Effect<number, StoreError.StoreError>) =>
-        Effect.runSync(database.durability.deferCommit(effect, (exit) => found.push(exit)))
-
-      // Three requests in one turn: each counts on the one before; nothing is written until the commit.
-      yield* Effect.sync(() => {
-        request(count)
-        request(count)
-        request(count)
-        expect(seenByOther()).toBeUndefined()
-      })
-      yield* nextTurn
-      expect(found).toEqual([Exit.succeed(0), Exit.succeed(1), Exit.succeed(2)])
-      expect(seenByOther()).toBe(3)
-
-      // A turn rolled back by a later call: its count is not written, and the next turn reads the row again.
-      found.length = 0
-      yield* Effect.sync(() => {
-        request(count)
-        expect(Exit.isFailure(Effect.runSyncExit(writeNowhere(database)))).toBe(true)
-      })
-      yield* nextTurn
-      expect(found).toHaveLength(1)
-      expect(Exit.isFailure(found[0]!)).toBe(true)
-      expect(seenByOther()).toBe(3)
-      expect(yield* count).toBe(3)
-
-      // A SqlClient query first commits the turn, with its counts.
-      found.length = 0
-      yield* Effect.sync(() => request(count))
-      const sql = database.sql
-      const rows = yield* sql<{ readonly n: number }>`SELECT minute_count AS n FROM rate_limits WHERE subject = 'addr:x'`
-      expect(rows).toEqual([{ n: 5 }])
-      expect(found).toEqual([Exit.succeed(4)])
-
-      // Another store made on the same database counts on the same turn's counts.
-      found.length = 0
-      const second = yield* Effect.provideService(SqliteRateLimitStore.make, SqliteDatabase.SqliteDatabase, database)
-      const countSecond = second.modify("addr:x", (state) => {
-        const before = state?.minuteCount ?? 0
-        return [before, { minuteStart: 0, minuteCount: before + 1, dayStart: 0, dayCount: before + 1, refusedCount: 0, bannedUntil: 0 }]
-      })
-      yield* Effect.sync(() => {
-        request(count)
-        request(countSecond)
-        request(count)
-      })
-      yield* nextTurn
-      expect(found).toEqual([Exit.succeed(5), Exit.succeed(6), Exit.succeed(7)])
-      expect(seenByOther()).toBe(8)
-    }))
-
-  it.scoped("a write deferred to the end of a turn that fails rolls the turn back and fails every call of it", () =>
-    Effect.gen(function*() {
-      const filename = yield* tempDatabase
-      const database = yield* Effect.provide(SqliteDatabase.SqliteDatabase, yield* Layer.build(clientLayer({ filename })))
-      const discarded: Array<string> = []
-      const deferred = database.batched("Deferring a write", (connection) =>
-        connection.atTurnEnd(
-          "Writing at the end",
-          () => connection.run("INSERT INTO no_such_table VALUES (1)"),
-          () => discarded.push("discarded")
-        ))
-      const outcomes: Array<Exit.Exit<unknown, unknown>> = []
-      yield* Effect.sync(() => {
-        const effects: ReadonlyArray<Effect.Effect<unknown, StoreError.StoreError>> = [insertAnimal(database, "a"), deferred]
-        for (const effect of effects) {
-          Effect.runSync(database.durability.deferCommit(effect, (exit) => outcomes.push(exit)))
-        }
-      })
-      yield* nextTurn
-      expect(outcomes).toHaveLength(2)
-      for (const exit of outcomes) {
-        expect(exit).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", message: expect.stringContaining("Writing at the end") })))
-      }
-      expect(discarded).toEqual(["discarded"])
-      expect(yield* insertAnimal(database, "b")).toBe(1)
-      // Outside a turn (in a SqlClient transaction) nothing is deferred.
-      const sql = database.sql
-      expect(yield* sql.withTransaction(deferred)).toBe(false)
     }))
 
   it.scoped("port calls inside a SqlClient transaction run in it", () =>

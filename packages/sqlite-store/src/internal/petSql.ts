@@ -1,19 +1,19 @@
 /**
- * The SQL texts of `SqlitePetRepository`, each selecting the columns of a
- * `Pet` in the order its rows are read: id, name, category id, status.
+ * The statements of the pet repository, each selecting the columns of a
+ * `Pet` in the order its rows are read (`rows.petColumns`).
+ *
+ * @internal
  */
 import type { Pet } from "@animal-store/core"
-import { ListPetsQuery, StoreRows } from "@animal-store/core"
-import type * as SqliteDatabase from "../SqliteDatabase.js"
-
-const columns = "id, name, category_id, status"
+import { ListPetsQuery } from "@animal-store/core"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import type { Connection } from "./groupCommit.js"
+import { run } from "./groupCommit.js"
+import { petColumns as columns, toPet } from "./rows.js"
 
 /**
  * Stores an animal under the next id. Parameters: name, category id, status.
- * Without `RETURNING`, which collects the rows it returns in a temporary
- * table made for each run: the stored row is the values bound (STRICT types
- * and CHECK constraints take a valid `Pet`'s as they are) under the rowid
- * the insert reports (`insertPet`).
  *
  * @internal
  */
@@ -24,12 +24,10 @@ export const insertSql = "INSERT INTO pets (name, category_id, status) VALUES (?
  *
  * @internal
  */
-export const insertPet = (connection: SqliteDatabase.Connection, pet: Pet.NewPet): Pet.Pet =>
-  StoreRows.pet(
-    Number(connection.run(insertSql, pet.name, pet.categoryId, pet.status).lastInsertRowid),
-    pet.name,
-    pet.categoryId,
-    pet.status
+export const insertPet = (connection: Connection, pet: Pet.NewPet): Effect.Effect<Pet.Pet, SqlError> =>
+  Effect.map(
+    run(connection, insertSql, pet.name, pet.categoryId, pet.status),
+    (result) => toPet([Number(result.lastInsertRowid), pet.name, pet.categoryId, pet.status])
   )
 
 /**
@@ -46,13 +44,9 @@ export const findByIdSql = `SELECT ${columns} FROM pets WHERE id = ?`
 const maxWrittenLimit = ListPetsQuery.maxLimit + 1
 
 /**
- * The texts of one listing by the number of rows it returns at most,
- * written into the text as `LIMIT n` (each made once), and its text with a
- * bound `LIMIT ?` for larger limits. SQLite takes a bound `LIMIT ?` as an
- * input of the statement's plan: binding it expires the statement, which is
- * then prepared again on every run, about as much work as reading a page of
- * 20 animals. With the limit written in, each text is prepared once and kept
- * (at most `maxWrittenLimit` of them).
+ * A listing's texts with its limit written in (`LIMIT 21`), up to
+ * `maxWrittenLimit`, and with `LIMIT ?` beyond: SQLite prepares a statement
+ * again on every run when a bound `LIMIT ?` changes its plan.
  */
 const byLimit = (text: (limit: string) => string) => {
   const texts: Array<string> = []

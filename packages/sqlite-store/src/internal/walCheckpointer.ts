@@ -1,27 +1,22 @@
 /**
- * Checkpoints a WAL off the event loop.
- *
- * SQLite's automatic checkpoint runs in the `COMMIT` that crosses
- * `walAutocheckpointPages`, on the connection's thread: it copies the WAL's
- * pages into the database file and syncs that file, and every request waits
- * (one took 70 ms here under load on the 401 path, every few seconds). The
- * checkpointer runs `PRAGMA wal_checkpoint(PASSIVE)` on a connection of its
- * own, in a worker thread, at most every `checkpointIntervalMillis` in which a
- * commit was `written`: it copies what the WAL holds while the store goes on
- * writing (a passive checkpoint never waits for a reader or the writer), so
- * the WAL stays short and the store's own automatic checkpoint, kept as a
- * fallback, finds nothing to do. Its connection uses the store's
- * `synchronous`, so a checkpoint syncs the database file as the store's
- * would.
+ * Checkpoints the WAL of a database file off the event loop, in a worker
+ * thread with a connection of its own, every second.
+ * SQLite's automatic checkpoint runs inside the `COMMIT` that crosses
+ * `autocheckpointPages`, on the event loop, and every request waits for it
+ * (70 ms under load here); it stays as the fallback.
  *
  * @internal
  */
+import { createRequire } from "node:module"
 import { Worker } from "node:worker_threads"
-import type { Synchronous } from "../SqliteDatabase.js"
-import { driverPath } from "./betterSqlite3.js"
-import * as WhileWritten from "./whileWritten.js"
 
-/** How often, at most, the WAL is checkpointed while commits come. */
+/** Where better-sqlite3 is, for the worker thread to load it. */
+const driverPath: string = createRequire(import.meta.url).resolve("better-sqlite3")
+
+/** WAL pages between the connection's own checkpoints (SQLite's default: 1,000). */
+export const autocheckpointPages = 4_000
+
+/** How often the WAL is checkpointed. */
 export const checkpointIntervalMillis = 1_000
 
 /** What `PRAGMA wal_checkpoint` tells: whether it was blocked, the WAL's frames, the frames now in the database file. */
@@ -33,8 +28,6 @@ export interface CheckpointResult {
 
 /** The running checkpointer of one database file. */
 export interface WalCheckpointer {
-  /** Tells that a commit wrote to the WAL: the next interval checkpoints it. */
-  readonly written: () => void
   /** Checkpoints once, now; its result, or the error it met. */
   readonly checkpoint: () => Promise<CheckpointResult>
   /** Stops checkpointing: the worker closes its connection and ends. */
@@ -64,11 +57,12 @@ parentPort.on("message", (message) => {
 
 /**
  * Starts checkpointing the WAL of the database file `filename` (which
- * exists), in a worker thread that does not keep the process alive.
+ * exists) every `intervalMillis`, in a worker thread that does not keep the
+ * process alive.
  */
 export const start = (
   filename: string,
-  synchronous: Synchronous,
+  synchronous: "NORMAL" | "FULL",
   intervalMillis: number = checkpointIntervalMillis
 ): WalCheckpointer => {
   const worker = new Worker(workerSource, {
@@ -98,18 +92,16 @@ export const start = (
     })
     return running
   }
-  const schedule = WhileWritten.start(intervalMillis, () => {
-    if (running !== undefined) return false
-    checkpoint().catch(() => {})
-    return true
-  })
+  const timer = setInterval(() => {
+    if (running === undefined) checkpoint().catch(() => {})
+  }, intervalMillis)
+  timer.unref()
   return {
-    written: schedule.written,
     checkpoint,
     stop: () => {
       if (!stopped) {
         stopped = true
-        schedule.stop()
+        clearInterval(timer)
         // Kept alive until it has closed its connection, as a process exits with nothing else left to do.
         worker.ref()
         worker.postMessage(null)

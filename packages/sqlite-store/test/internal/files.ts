@@ -5,6 +5,7 @@ import type { AnimalStore } from "@animal-store/core"
 import type { Scope } from "effect"
 import { Effect, Layer } from "effect"
 import * as ChildProcess from "node:child_process"
+import { createRequire } from "node:module"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -73,3 +74,18 @@ export const exitOf = (
       child.once("exit", (code, signal) => resolve({ code, signal }))
     }
   })
+
+/** The part of a better-sqlite3 connection the tests use. */
+export interface RawDatabase {
+  prepare(sql: string): { run(...params: ReadonlyArray<unknown>): unknown; get(...params: ReadonlyArray<unknown>): unknown }
+  pragma(source: string): unknown
+  exec(sql: string): unknown
+  transaction(f: () => void): { immediate: () => void }
+  close(): void
+}
+
+/** A connection of its own to `filename`, as another program would open it. */
+export const open = (filename: string): RawDatabase => {
+  const Database = createRequire(import.meta.url)("better-sqlite3") as new(filename: string) => RawDatabase
+  return new Database(filename)
+}

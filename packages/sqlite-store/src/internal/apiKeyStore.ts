@@ -1,0 +1,42 @@
+/**
+ * `ApiKeyStore` on SQLite. A row holds a key's digest, never its secret; the
+ * digest is unique, which makes inserting idempotent.
+ *
+ * @internal
+ */
+import { ApiKeyStore } from "@animal-store/core"
+import { Effect, Layer, Option } from "effect"
+import { GroupCommit, run, values } from "./groupCommit.js"
+import type { ApiKeyRow } from "./rows.js"
+import { apiKeyColumns as columns, apiKeyRow, toApiKey } from "./rows.js"
+
+const insertSql = `INSERT INTO api_keys (${columns})
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (digest) DO NOTHING`
+const findByDigestSql = `SELECT ${columns} FROM api_keys WHERE digest = ?`
+const listSql = `SELECT ${columns} FROM api_keys ORDER BY created_at, rowid`
+const revokeSql = `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${columns}`
+
+const first = (rows: ReadonlyArray<ApiKeyRow>) => Option.map(Option.fromNullable(rows[0]), toApiKey)
+
+/** @internal */
+export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, GroupCommit> = Effect.map(
+  GroupCommit,
+  (database) => ({
+    insert: (key) =>
+      database.write("Storing an API key", (connection) =>
+        // A row with this digest exists afterwards: the insert stored it or conflicted with it.
+        run(connection, insertSql, ...apiKeyRow(key)).pipe(
+          Effect.zipRight(values<ApiKeyRow>(connection, findByDigestSql, key.digest)),
+          Effect.map((rows) => toApiKey(rows[0]!))
+        )),
+    findByDigest: (digest) =>
+      database.read("Reading an API key", (connection) => Effect.map(values<ApiKeyRow>(connection, findByDigestSql, digest), first)),
+    list: database.read("Listing API keys", (connection) => Effect.map(values<ApiKeyRow>(connection, listSql), (rows) => rows.map(toApiKey))),
+    revoke: (id, at) =>
+      database.write("Revoking an API key", (connection) => Effect.map(values<ApiKeyRow>(connection, revokeSql, at.getTime(), id), first))
+  })
+)
+
+/** @internal */
+export const layer: Layer.Layer<ApiKeyStore.ApiKeyStore, never, GroupCommit> = Layer.effect(ApiKeyStore.ApiKeyStore, make)

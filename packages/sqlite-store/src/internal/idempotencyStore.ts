@@ -1,0 +1,214 @@
+/**
+ * `IdempotencyStore` on SQLite, in the `idempotency_keys` table beside
+ * `pets`. A keyed create runs in the writer's `BEGIN IMMEDIATE` transaction:
+ * read the key's record, run the rule, and on `Create` purge a few expired
+ * records, insert the animal and its record. The write lock is held from the
+ * read on, so processes sharing the file serialize on it: a concurrent
+ * duplicate replays the first one's animal, and no connection ever sees a
+ * claim in progress (the rule's `InUse` never happens on this store).
+ *
+ * Records are keyed by their animal's id, so appended in creation (and
+ * expiry) order: purging deletes from the head of the table. Keys are found
+ * through an index in memory (`keyIndex.ts`), caught up inside the write
+ * transaction from the records appended since the last one read; each
+ * candidate is checked against its row, so a record purged, replaced or
+ * rolled back is no record.
+ *
+ * @internal
+ */
+import type { Pet, StoreError } from "@animal-store/core"
+import { IdempotencyStore } from "@animal-store/core"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect, Layer } from "effect"
+import type { Connection } from "./groupCommit.js"
+import { GroupCommit, run, values } from "./groupCommit.js"
+import * as KeyIndex from "./keyIndex.js"
+import { insertPet } from "./petSql.js"
+import type { PetRow } from "./rows.js"
+import { toPet } from "./rows.js"
+
+/** How many expired records a creating call purges at most. */
+export const purgePerCreate = 4
+
+type RecordRow = readonly [
+  scope: string,
+  key: string,
+  fingerprint: string,
+  expiresAt: number,
+  petId: number,
+  petName: string,
+  petCategoryId: number,
+  petStatus: Pet.PetStatus
+]
+
+const selectSql = `SELECT r.scope, r.key, r.fingerprint, r.expires_at, p.id, p.name, p.category_id, p.status
+  FROM idempotency_keys AS r JOIN pets AS p ON p.id = r.pet_id WHERE r.pet_id = ?`
+const insertRecordSql = `INSERT INTO idempotency_keys (pet_id, scope, key, fingerprint, expires_at) VALUES (?, ?, ?, ?, ?)`
+// The records appended since a given one, in the order they were appended.
+const appendedSql = `SELECT pet_id, scope, key, expires_at FROM idempotency_keys WHERE pet_id > ? ORDER BY pet_id`
+// The head of the table, in creation (so expiry) order: one more row than may be deleted.
+const headSql = `SELECT pet_id, expires_at FROM idempotency_keys ORDER BY pet_id LIMIT ?`
+const deleteSql = `DELETE FROM idempotency_keys WHERE pet_id = ?`
+
+/** How many expired keys a creating call forgets at most. */
+const forgetPerCreate = 4
+
+/**
+ * The records this process has read into its index. `committed` is the last
+ * record read in a transaction that committed; `reading` the last one the
+ * open transaction has seen, caught up once per transaction (no other
+ * connection appends while it holds the write lock) and set back to
+ * `committed` when it rolls back, as another process may then append other
+ * records under the same ids.
+ */
+const makeKeys = () => {
+  const index = KeyIndex.make()
+  let committed = 0
+  let reading = 0
+  let caughtUp = false
+  const add = (rows: ReadonlyArray<readonly [petId: number, scope: string, key: string, expiresAt: number]>, now: number) => {
+    for (const [petId, scope, key, expiresAt] of rows) {
+      if (expiresAt > now) index.add(scope, key, petId, expiresAt)
+      reading = petId
+    }
+  }
+  return {
+    /** Reads every live record of the file: when the store opens. */
+    load: (connection: Connection, now: number): Effect.Effect<void, SqlError> =>
+      Effect.map(values<readonly [number, string, string, number]>(connection, appendedSql, reading), (rows) => {
+        add(rows, now)
+        committed = reading
+      }),
+    /** Reads the records appended since the last one read, once per write transaction (inside it). */
+    catchUp: (connection: Connection, now: number): Effect.Effect<void, SqlError> =>
+      caughtUp ? Effect.void : Effect.map(values<readonly [number, string, string, number]>(connection, appendedSql, reading), (rows) => {
+        add(rows, now)
+        caughtUp = true
+      }),
+    /** Adds the record this transaction just appended. */
+    appended: (scope: string, key: string, petId: number, expiresAt: number): void => {
+      index.add(scope, key, petId, expiresAt)
+      reading = petId
+    },
+    /** The end of the transaction the calls before ran in. */
+    end: (wasCommitted: boolean): void => {
+      if (wasCommitted) committed = reading
+      else reading = committed
+      caughtUp = false
+    },
+    find: index.find,
+    forgetExpired: index.forgetExpired
+  }
+}
+
+/**
+ * Purging from the head of the table. `earliestExpiry` is what this process
+ * knows of the head's expiry, a lower bound (0: unknown): until then nothing
+ * has expired, and a creating call does not read the head.
+ */
+const makePurger = () => {
+  let earliestExpiry = 0
+  const purge = (connection: Connection, now: number, limit: number): Effect.Effect<number, SqlError> =>
+    Effect.gen(function*() {
+      const head = yield* values<readonly [petId: number, expiresAt: number]>(connection, headSql, limit + 1)
+      let purged = 0
+      while (purged < limit && purged < head.length && head[purged]![1] <= now) {
+        yield* run(connection, deleteSql, head[purged]![0])
+        purged++
+      }
+      // What is left at the head: nothing, more expired records than `limit` allowed, or the earliest live one.
+      const next = head[purged]
+      earliestExpiry = next === undefined ? Infinity : next[1] <= now ? 0 : next[1]
+      return purged
+    })
+  return {
+    purge,
+    /** As `purge`, skipped while nothing can have expired. */
+    purgeSome: (connection: Connection, now: number, limit: number): Effect.Effect<number, SqlError> =>
+      now < earliestExpiry ? Effect.succeed(0) : purge(connection, now, limit),
+    appended: (expiresAt: number): void => {
+      earliestExpiry = Math.min(earliestExpiry, expiresAt)
+    },
+    end: (wasCommitted: boolean): void => {
+      if (!wasCommitted) earliestExpiry = 0
+    }
+  }
+}
+
+/** @internal */
+export const make: Effect.Effect<IdempotencyStore.IdempotencyStoreService, StoreError.StoreError, GroupCommit> = Effect.gen(
+  function*() {
+    const database = yield* GroupCommit
+    const purger = makePurger()
+    const keys = makeKeys()
+    const now = yield* Clock.currentTimeMillis
+    yield* database.read("Reading the idempotency keys", (connection) => keys.load(connection, now))
+    const end = (committed: boolean) => {
+      keys.end(committed)
+      purger.end(committed)
+    }
+    /** The record of `(scope, key)`: the row of a candidate of the index that is of that scope and key. */
+    const recordOf = (connection: Connection, scope: string, key: string) =>
+      Effect.sync(() => {
+        const candidates: Array<number> = []
+        keys.find(scope, key, (petId) => {
+          candidates.push(petId)
+          return undefined
+        })
+        return candidates
+      }).pipe(
+        Effect.flatMap((candidates) =>
+          Effect.reduce(
+            candidates,
+            undefined as { readonly petId: number; readonly record: IdempotencyStore.IdempotencyRecord } | undefined,
+            (found, petId) =>
+              found !== undefined ? Effect.succeed(found) : Effect.map(values<RecordRow>(connection, selectSql, petId), ([row]) =>
+                row === undefined || row[0] !== scope || row[1] !== key ? undefined : {
+                  petId,
+                  record: {
+                    _tag: "Completed" as const,
+                    fingerprint: row[2],
+                    expiresAt: row[3],
+                    pet: toPet([row[4], row[5], row[6], row[7]] as PetRow)
+                  }
+                })
+          )
+        )
+      )
+    return {
+      createPet: ({ decide, key, now, pet, scope }) =>
+        database.write(
+          "Creating an animal under an idempotency key",
+          (connection) =>
+            Effect.gen(function*() {
+              yield* keys.catchUp(connection, now)
+              const found = yield* recordOf(connection, scope, key)
+              const decision = decide(found?.record)
+              if (decision._tag !== "Create") return decision
+              // An expired record of this key, not yet purged, gives way to the new one.
+              if (found !== undefined) yield* run(connection, deleteSql, found.petId)
+              yield* purger.purgeSome(connection, now, purgePerCreate)
+              keys.forgetExpired(now, forgetPerCreate)
+              const created = yield* insertPet(connection, pet)
+              yield* run(connection, insertRecordSql, created.id, scope, key, decision.fingerprint, decision.expiresAt)
+              purger.appended(decision.expiresAt)
+              keys.appended(scope, key, created.id, decision.expiresAt)
+              return { _tag: "Created", pet: created } as IdempotencyStore.IdempotentCreateOutcome
+            }),
+          { atomic: true, onEnd: end }
+        ),
+      purge: (now, limit) =>
+        database.write(
+          "Purging expired idempotency keys",
+          (connection) => purger.purge(connection, now, Math.max(0, Math.trunc(limit))),
+          { atomic: true, onEnd: end }
+        )
+    }
+  }
+)
+
+/** @internal */
+export const layer: Layer.Layer<IdempotencyStore.IdempotencyStore, StoreError.StoreError, GroupCommit> = Layer.effect(
+  IdempotencyStore.IdempotencyStore,
+  make
+)

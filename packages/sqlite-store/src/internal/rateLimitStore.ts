@@ -1,0 +1,75 @@
+/**
+ * `RateLimitStore` on SQLite. `modify` reads a subject's row, runs the rule
+ * and writes the new row in the writer's `BEGIN IMMEDIATE` transaction: the
+ * write lock is held from the read on, so processes sharing the file count
+ * every request exactly once, and two calls of one transaction count in the
+ * order they came.
+ *
+ * @internal
+ */
+import { RateLimitStore } from "@animal-store/core"
+import { Effect, Layer } from "effect"
+import { GroupCommit, run, values } from "./groupCommit.js"
+
+type StateRow = readonly [
+  minuteStart: number,
+  minuteCount: number,
+  dayStart: number,
+  dayCount: number,
+  refusedCount: number,
+  bannedUntil: number
+]
+
+const toState = (row: StateRow | undefined): RateLimitStore.RateLimitState | undefined =>
+  row === undefined ? undefined : {
+    minuteStart: row[0],
+    minuteCount: row[1],
+    dayStart: row[2],
+    dayCount: row[3],
+    refusedCount: row[4],
+    bannedUntil: row[5]
+  }
+
+const selectSql = `SELECT minute_start, minute_count, day_start, day_count, refused_count, banned_until
+  FROM rate_limits WHERE subject = ?`
+const upsertSql = `INSERT INTO rate_limits
+    (subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until)
+  VALUES (?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (subject) DO UPDATE SET minute_start = excluded.minute_start,
+    minute_count = excluded.minute_count, day_start = excluded.day_start, day_count = excluded.day_count,
+    refused_count = excluded.refused_count, banned_until = excluded.banned_until`
+
+/** @internal */
+export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, GroupCommit> = Effect.map(
+  GroupCommit,
+  (database) => ({
+    modify: <A>(
+      subject: string,
+      f: (state: RateLimitStore.RateLimitState | undefined) => readonly [A, RateLimitStore.RateLimitState]
+    ) =>
+      database.write("Counting a request", (connection) =>
+        Effect.flatMap(values<StateRow>(connection, selectSql, subject), (rows) => {
+          const [result, next] = f(toState(rows[0]))
+          return Effect.as(
+            run(
+              connection,
+              upsertSql,
+              subject,
+              next.minuteStart,
+              next.minuteCount,
+              next.dayStart,
+              next.dayCount,
+              next.refusedCount,
+              next.bannedUntil
+            ),
+            result
+          )
+        }))
+  })
+)
+
+/** @internal */
+export const layer: Layer.Layer<RateLimitStore.RateLimitStore, never, GroupCommit> = Layer.effect(
+  RateLimitStore.RateLimitStore,
+  make
+)
