@@ -9,7 +9,8 @@
  *
  * @since 1.0.0
  */
-import { ApiError, Immediate, StoreError } from "@animal-store/core"
+import { ApiError, StoreError } from "@animal-store/core"
+import * as Immediate from "./internal/immediate.js"
 import { Effect } from "effect"
 import * as HttpExchange from "./HttpExchange.js"
 import * as Shortcuts from "./internal/shortcuts.js"

@@ -14,7 +14,6 @@
  * @since 1.0.0
  */
 import type { StoreError } from "@animal-store/core"
-import { Durability } from "@animal-store/core"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -215,17 +214,16 @@ const rawResponse = (response: HttpExchange.Response): Buffer => {
 export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListeners, never, Requirements> =>
   Effect.gen(function*() {
     const { handle, reject } = yield* RequestHandler.makeHandlers(options)
-    const { deferCommit } = yield* Durability.Durability
     const runCallback = yield* childRunCallback<Requirements>()
     const writes = makeResponseWrites()
-    /** Writes the response once what the request wrote is durable; a 503 if that commit failed. */
+    /** Writes the response; a 503 when the request failed with a `StoreError`. */
     const answer = (to: Http.ServerResponse) => (exit: Exit.Exit<HttpExchange.Response, StoreError.StoreError>) => {
       if (Exit.isSuccess(exit)) return writes.write(to, exit)
       const failure = Cause.failureOption(exit.cause)
       if (Option.isNone(failure)) return writes.write(to, exit)
       runCallback(ErrorResponse.respond(failure.value), { onExit: (response) => writes.write(to, response) })
     }
-    const run = (to: Http.ServerResponse, request: HttpExchange.Request) => runCallback(deferCommit(handle(request), answer(to)))
+    const run = (to: Http.ServerResponse, request: HttpExchange.Request) => runCallback(Effect.map(Effect.exit(handle(request)), answer(to)))
     const serve = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean) => {
       const exchange: HttpExchange.Request = {
         method: request.method ?? "GET",

@@ -11,7 +11,8 @@
  * @since 1.0.0
  */
 import type { ApiKey, ListPetsQuery } from "@animal-store/core"
-import { Immediate, Pet, PetInput, PetOperations } from "@animal-store/core"
+import { Pet, PetInput, PetOperations } from "@animal-store/core"
+import * as Immediate from "./internal/immediate.js"
 import { Effect } from "effect"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as HttpExchange from "./HttpExchange.js"

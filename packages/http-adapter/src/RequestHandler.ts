@@ -26,7 +26,8 @@
  * @since 1.0.0
  */
 import type { ApiKey, GuardedPetOperations as Guarded, PetOperations } from "@animal-store/core"
-import { GuardedPetOperations, Immediate } from "@animal-store/core"
+import { GuardedPetOperations } from "@animal-store/core"
+import * as Immediate from "./internal/immediate.js"
 import type { FiberId } from "effect"
 import { Cause, Clock, Context, Effect, Exit } from "effect"
 import * as AccessLog from "./AccessLog.js"
