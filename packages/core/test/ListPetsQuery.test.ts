@@ -4,7 +4,6 @@ import * as fc from "effect/FastCheck"
 import { InvalidRequest } from "../src/ApiError.js"
 import { Cursor, defaultLimit, Limit, ListPetsQuery, makeCursors, maxLimit, randomCursorSecret } from "../src/ListPetsQuery.js"
 import { PetId, PetStatus } from "../src/Pet.js"
-import * as PetInput from "../src/PetInput.js"
 import * as Arbitraries from "../src/testing/internal/arbitraries.js"
 import { ClientOperations, runWithPets } from "./internal/operations.js"
 
@@ -169,37 +168,4 @@ describe("ListPetsQuery", () => {
       }
     })
   })
-})
-
-describe("PetInput.decodeListPetsQuery", () => {
-  const cursors = makeCursors(randomCursorSecret())
-  const junk = fc.oneof(
-    fc.string(),
-    fc.constantFrom(null, undefined, 20.5, Number.NaN, ["20", "30"], "c1.AQ.AAAAAAAAAAAAAAAAAAAAAA", "c1..AAAAAAAAAAAAAAAAAAAAAA")
-  )
-  const limit = fc.oneof(
-    { weight: 4, arbitrary: fc.integer({ min: -1, max: 102 }) },
-    { weight: 4, arbitrary: fc.integer({ min: -1, max: 102 }).map(String) },
-    { weight: 2, arbitrary: fc.constantFrom(0, 1, 100, 101, "0", "100", "101", "0100", "007", "20 ", "1e1", "", "100.0") },
-    { weight: 1, arbitrary: junk }
-  )
-  const status = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...PetStatus.literals) }, { weight: 1, arbitrary: junk })
-  const cursor = fc.oneof(
-    {
-      weight: 4,
-      arbitrary: fc.tuple(fc.option(fc.constantFrom(...PetStatus.literals)), fc.integer({ min: 1, max: 1000 })).map((
-        [status, id]
-      ) => cursors.seal(status ?? undefined, PetId.make(id)))
-    },
-    { weight: 1, arbitrary: junk }
-  )
-  const query: fc.Arbitrary<unknown> = fc.oneof(
-    { weight: 9, arbitrary: fc.record({ limit, status, cursor, other: junk }, { requiredKeys: [] }) },
-    { weight: 1, arbitrary: fc.constantFrom(null, "limit=20", [], Object.assign(Object.create({ limit: 5 }), { status: "sold" })) }
-  )
-
-  it.prop("gives what the ListPetsQuery schema gives, for every query", { query }, ({ query }) => {
-    const bySchema = Effect.runSync(Effect.either(PetInput.decodeListPetsQueryWithSchema(query)))
-    expect(Effect.runSync(Effect.either(PetInput.decodeListPetsQuery(query)))).toEqual(bySchema)
-  }, { fastCheck: { numRuns: 1000 } })
 })

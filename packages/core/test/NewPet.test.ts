@@ -3,7 +3,6 @@ import { Effect, Either, Option } from "effect"
 import * as fc from "effect/FastCheck"
 import { PetNotFound } from "../src/ApiError.js"
 import { CategoryId, maxNameLength, Pet, PetId } from "../src/Pet.js"
-import * as PetInput from "../src/PetInput.js"
 import * as Arbitraries from "../src/testing/internal/arbitraries.js"
 import { ClientOperations, expectInvalid, runWithPets, withPets } from "./internal/operations.js"
 
@@ -180,40 +179,6 @@ describe("createPet", () => {
         "Invalid pet: id is not allowed"
       )
     }).pipe(withPets()))
-})
-
-describe("PetInput.decodeNewPet", () => {
-  const name = fc.oneof(
-    fc.tuple(padding, trimmedName(1, 20), padding).map(([before, name, after]) => before + name + after),
-    trimmedName(250, 260),
-    padding,
-    fc.string({ unit: "binary" }),
-    fc.string({ unit: "grapheme", maxLength: 300 }),
-    fc.constantFrom("\ud800", "a\udc00b", "\ud83d\ude00", " ".repeat(3) + "x".repeat(256)),
-    fc.constantFrom(7, null, [], {})
-  )
-  const status = fc.oneof(
-    fc.constantFrom("available", "pending", "sold"),
-    fc.constantFrom("Available", "", "sold ", undefined, null, 1)
-  )
-  const body: fc.Arbitrary<unknown> = fc.oneof(
-    fc.record(
-      { name, categoryId: fc.oneof(categoryId, invalidId), status },
-      { requiredKeys: [] }
-    ),
-    fc.tuple(
-      fc.record({ name, categoryId, status }, { requiredKeys: ["name", "categoryId"] }),
-      fc.array(fc.tuple(unknownKey, fc.anything()), { maxLength: 2 })
-    ).map(([body, extra]) => withProperties(body, extra)),
-    fc.constantFrom(null, undefined, "pet", 7, [], [{ name: "a", categoryId: 1 }]),
-    fc.constant(Object.assign(Object.create({ name: "inherited" }), { categoryId: 1 })),
-    fc.constant({ name: "a", categoryId: 1, [Symbol.for("extra")]: 1 })
-  )
-
-  it.prop("gives what the NewPet schema gives, for every body", { body }, ({ body }) => {
-    const bySchema = Effect.runSync(Effect.either(PetInput.decodeNewPetWithSchema(body)))
-    expect(Effect.runSync(Effect.either(PetInput.decodeNewPet(body)))).toEqual(bySchema)
-  }, { fastCheck: { numRuns: 500 } })
 })
 
 describe("getPet", () => {

@@ -23,21 +23,6 @@ const unpairedSurrogate = /\p{Cs}/u
 export const hasUnpairedSurrogate = (text: string): boolean => unpairedSurrogate.test(text)
 
 /**
- * The number of a string of 1 to 16 decimal digits (below 2^53 as long as it
- * is under `maxId`), as `IntFromString` decodes it; `undefined` for any other
- * string, which the schemas then judge.
- * @internal
- */
-export const plainDecimal = (s: string): number | undefined => {
-  if (s.length === 0 || s.length > 16) return undefined
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 48 || c > 57) return undefined
-  }
-  return Number(s)
-}
-
-/**
  * Strict decimal integer strings: no sign, no exponent, no white space.
  * @internal
  */
