@@ -23,7 +23,7 @@ import { Either } from "effect"
  */
 export type StoreLocation =
   | { readonly _tag: "Memory" }
-  | { readonly _tag: "Sqlite"; readonly filename: string }
+  | SqliteStore.Location
   | PostgresUrl.Location
 
 const memory = StoreUrl.make<{ readonly _tag: "Memory" }>({
@@ -35,22 +35,13 @@ const memory = StoreUrl.make<{ readonly _tag: "Memory" }>({
   layer: () => MemoryStore.layer
 })
 
-const sqlite = StoreUrl.make<{ readonly _tag: "Sqlite"; readonly filename: string }>({
-  tag: "Sqlite",
-  form: "sqlite:<path>",
-  accepts: (text) => text.startsWith("sqlite:") && text.length > "sqlite:".length,
-  parse: (text) => Either.right({ _tag: "Sqlite", filename: text.slice("sqlite:".length) }),
-  format: (location) => `sqlite:${location.filename}`,
-  layer: (location) => SqliteStore.layer({ filename: location.filename })
-})
-
 /**
  * The stores the server offers, by their URLs.
  *
  * @since 1.0.0
  * @category constants
  */
-export const stores: StoreUrl.Registry<StoreLocation> = StoreUrl.registry(memory, sqlite, PostgresUrl.storeUrl)
+export const stores: StoreUrl.Registry<StoreLocation> = StoreUrl.registry(memory, SqliteStore.storeUrl, PostgresUrl.storeUrl)
 
 /**
  * `sqlite:./data/animal-store.db`.

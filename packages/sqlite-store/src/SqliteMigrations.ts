@@ -6,13 +6,13 @@
  *
  * @since 1.0.0
  */
-import { StoreError } from "@animal-store/core"
-import * as Migrator from "@effect/sql/Migrator"
+import type { StoreError } from "@animal-store/core"
+import { SqlStoreMigrations } from "@animal-store/sql-store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { immediate } from "./internal/groupCommit.js"
-import { mapStoreError } from "./internal/storeError.js"
+import { classifier, mapStoreError } from "./internal/storeError.js"
 
 /**
  * The table `Migrator` records applied migrations in.
@@ -20,7 +20,7 @@ import { mapStoreError } from "./internal/storeError.js"
  * @since 1.0.0
  * @category constants
  */
-export const table = "effect_sql_migrations"
+export const table: string = SqlStoreMigrations.table
 
 /**
  * The migrations of the store, by `<version>_<name>`.
@@ -79,7 +79,7 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError, S
       ) STRICT`,
       sql`CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)`
     )),
-  // The store's secrets (`internal/storeSecrets.ts`), such as the cursor secret:
+  // The store's secrets (`SqlStoreSecrets`), such as the cursor secret:
   // one random value by name, made by the first process that needs it.
   "5_create_store_secrets": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`CREATE TABLE store_secrets (
@@ -114,16 +114,13 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError, S
     sql`DROP INDEX idempotency_keys_key`.pipe(Effect.asVoid))
 }
 
-const versionOf = (record: Readonly<Record<string, unknown>>): number =>
-  Math.max(0, ...Object.keys(record).map((key) => Number.parseInt(key, 10)).filter(Number.isSafeInteger))
-
 /**
  * The schema version this code writes: the highest migration version.
  *
  * @since 1.0.0
  * @category constants
  */
-export const schemaVersion: number = versionOf(migrations)
+export const schemaVersion: number = SqlStoreMigrations.versionOf(migrations)
 
 /**
  * The schema version of the open database: its highest applied migration, 0
@@ -132,22 +129,15 @@ export const schemaVersion: number = versionOf(migrations)
  * @since 1.0.0
  * @category queries
  */
-export const databaseVersion: Effect.Effect<number, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const tables = yield* sql`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ${table}`
-  if (tables.length === 0) return 0
-  const rows = yield* sql<{ readonly version: number | null }>`SELECT max(migration_id) AS version FROM ${sql(table)}`
-  return rows[0]?.version ?? 0
-})
-
-const run = Migrator.make({})
+export const databaseVersion: Effect.Effect<number, SqlError, SqlClient.SqlClient> = SqlStoreMigrations.databaseVersion(table)
 
 /**
  * Brings the database to the version of `record` in one `BEGIN IMMEDIATE`
- * transaction (the write lock taken before the version is read): either every pending migration is applied or none is, and
- * processes opening the same file at once migrate it one after the other.
- * Fails with `StoreError` "Incompatible" when the database is newer than
- * `record`; "ReadOnly", "Corrupt", "Unavailable" when it cannot be written.
+ * transaction (the write lock taken before the version is read): either
+ * every pending migration is applied or none is, and processes opening the
+ * same file at once migrate it one after the other. Fails with `StoreError`
+ * "Incompatible" when the database is newer than `record`; "ReadOnly",
+ * "Corrupt", "Unavailable" when it cannot be written.
  *
  * @since 1.0.0
  * @category migrations
@@ -155,30 +145,17 @@ const run = Migrator.make({})
 export const migrateTo = (
   record: Readonly<Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>>
 ): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, StoreError.StoreError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const codeVersion = versionOf(record)
-    return yield* immediate(sql, Effect.gen(function*() {
-      const version = yield* databaseVersion
-      if (version > codeVersion) {
-        return yield* new StoreError.StoreError({
-          reason: "Incompatible",
-          message: `The database schema is version ${version}, newer than version ${codeVersion} this code knows: ` +
-            `it was written by a newer animal-store. Upgrade animal-store, or open another database file.`
-        })
-      }
-      const applied = yield* Effect.mapError(
-        run({ loader: Migrator.fromRecord(record), table }),
-        (error) => error._tag === "MigrationError" ? new StoreError.StoreError({
-          reason: "Unknown",
-          message: `Migrating the database failed: ${error.message}`,
-          cause: error
-        }) : error
-      )
-      yield* sql.unsafe(`PRAGMA user_version = ${codeVersion}`)
-      return applied
-    }))
-  }).pipe(mapStoreError("Migrating the database"))
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    immediate(
+      sql,
+      SqlStoreMigrations.migrate({
+        migrations: record,
+        classifier,
+        table,
+        complete: (version) => Effect.asVoid(sql.unsafe(`PRAGMA user_version = ${version}`)),
+        otherwise: "open another database file"
+      })
+    )).pipe(mapStoreError("Migrating the database"))
 
 /**
  * Brings the database to `schemaVersion`.

@@ -6,17 +6,18 @@
  * @since 1.0.0
  */
 import type { AnimalStore, StoreError } from "@animal-store/core"
+import { SqlStore, StoreUrl } from "@animal-store/sql-store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type { ConfigError, Scope } from "effect"
-import { Config, Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Either, Layer } from "effect"
 import * as ApiKeyStore from "./internal/apiKeyStore.js"
 import * as Client from "./internal/client.js"
 import * as GroupCommit from "./internal/groupCommit.js"
 import * as IdempotencyStore from "./internal/idempotencyStore.js"
 import * as PetRepository from "./internal/petRepository.js"
 import * as RateLimitStore from "./internal/rateLimitStore.js"
-import * as StoreSecrets from "./internal/storeSecrets.js"
+import { classifier } from "./internal/storeError.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
 
 /**
@@ -74,20 +75,18 @@ export const layerClient = (
 
 /**
  * Every port, and the cursor secret (read, or made the first time, from the
- * database), on the `SqliteClient` of `makeClient`.
+ * database), on the `SqliteClient` of `makeClient` (migrated).
  *
  * @since 1.0.0
  * @category layers
  */
-export const layerPorts: Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, SqliteClient.SqliteClient> = Layer.mergeAll(
-  PetRepository.layer,
-  ApiKeyStore.layer,
-  RateLimitStore.layer,
-  IdempotencyStore.layer,
-  StoreSecrets.layerCursorSecret
-).pipe(
-  Layer.provide(Layer.scoped(GroupCommit.GroupCommit, Effect.flatMap(SqliteClient.SqliteClient, GroupCommit.make)))
-)
+export const layerPorts: Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, SqliteClient.SqliteClient> = SqlStore
+  .layer({
+    ports: Layer.mergeAll(PetRepository.layer, ApiKeyStore.layer, RateLimitStore.layer, IdempotencyStore.layer).pipe(
+      Layer.provide(Layer.scoped(GroupCommit.GroupCommit, Effect.flatMap(SqliteClient.SqliteClient, GroupCommit.make)))
+    ),
+    classifier
+  }).pipe(Layer.provide(Layer.effect(SqlClient.SqlClient, SqliteClient.SqliteClient)))
 
 /**
  * Every port on the SQLite database `options.filename`.
@@ -108,3 +107,29 @@ export const layerConfig = (
   config: Config.Config.Wrap<Options>
 ): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(config), layer))
+
+/**
+ * The location of a SQLite store: its file.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Location {
+  readonly _tag: "Sqlite"
+  readonly filename: string
+}
+
+/**
+ * The store's URLs, `sqlite:<path>`, for a `StoreUrl.Registry`.
+ *
+ * @since 1.0.0
+ * @category store urls
+ */
+export const storeUrl: StoreUrl.StoreUrl<Location> = StoreUrl.make<Location>({
+  tag: "Sqlite",
+  form: "sqlite:<path>",
+  accepts: (text) => text.startsWith("sqlite:") && text.length > "sqlite:".length,
+  parse: (text) => Either.right({ _tag: "Sqlite", filename: text.slice("sqlite:".length) }),
+  format: (location) => `sqlite:${location.filename}`,
+  layer: (location) => layer({ filename: location.filename })
+})

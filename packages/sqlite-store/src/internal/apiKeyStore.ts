@@ -5,10 +5,11 @@
  * @internal
  */
 import { ApiKeyStore } from "@animal-store/core"
+import { ApiKeyRow } from "@animal-store/sql-store"
 import { Effect, Layer, Option } from "effect"
 import { GroupCommit, run, values } from "./groupCommit.js"
-import type { ApiKeyRow } from "./rows.js"
-import { apiKeyColumns as columns, apiKeyRow, toApiKey } from "./rows.js"
+
+const { columns, fromApiKey, toApiKey } = ApiKeyRow
 
 const insertSql = `INSERT INTO api_keys (${columns})
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -17,7 +18,7 @@ const findByDigestSql = `SELECT ${columns} FROM api_keys WHERE digest = ?`
 const listSql = `SELECT ${columns} FROM api_keys ORDER BY created_at, rowid`
 const revokeSql = `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${columns}`
 
-const first = (rows: ReadonlyArray<ApiKeyRow>) => Option.map(Option.fromNullable(rows[0]), toApiKey)
+const first = (rows: ReadonlyArray<ApiKeyRow.ApiKeyRow>) => Option.map(Option.fromNullable(rows[0]), toApiKey)
 
 /** @internal */
 export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, GroupCommit> = Effect.map(
@@ -26,15 +27,15 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, GroupCom
     insert: (key) =>
       database.write("Storing an API key", (connection) =>
         // A row with this digest exists afterwards: the insert stored it or conflicted with it.
-        run(connection, insertSql, ...apiKeyRow(key)).pipe(
-          Effect.zipRight(values<ApiKeyRow>(connection, findByDigestSql, key.digest)),
+        run(connection, insertSql, ...fromApiKey(key)).pipe(
+          Effect.zipRight(values<ApiKeyRow.ApiKeyRow>(connection, findByDigestSql, key.digest)),
           Effect.map((rows) => toApiKey(rows[0]!))
         )),
     findByDigest: (digest) =>
-      database.read("Reading an API key", (connection) => Effect.map(values<ApiKeyRow>(connection, findByDigestSql, digest), first)),
-    list: database.read("Listing API keys", (connection) => Effect.map(values<ApiKeyRow>(connection, listSql), (rows) => rows.map(toApiKey))),
+      database.read("Reading an API key", (connection) => Effect.map(values<ApiKeyRow.ApiKeyRow>(connection, findByDigestSql, digest), first)),
+    list: database.read("Listing API keys", (connection) => Effect.map(values<ApiKeyRow.ApiKeyRow>(connection, listSql), (rows) => rows.map(toApiKey))),
     revoke: (id, at) =>
-      database.write("Revoking an API key", (connection) => Effect.map(values<ApiKeyRow>(connection, revokeSql, at.getTime(), id), first))
+      database.write("Revoking an API key", (connection) => Effect.map(values<ApiKeyRow.ApiKeyRow>(connection, revokeSql, at.getTime(), id), first))
   })
 )
 

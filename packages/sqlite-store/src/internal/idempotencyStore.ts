@@ -18,6 +18,7 @@
  */
 import type { Pet, StoreError } from "@animal-store/core"
 import { IdempotencyStore } from "@animal-store/core"
+import { SqlStore } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Layer } from "effect"
 import type { Connection } from "./groupCommit.js"
@@ -26,9 +27,6 @@ import * as KeyIndex from "./keyIndex.js"
 import { insertPet } from "./petSql.js"
 import type { PetRow } from "./rows.js"
 import { toPet } from "./rows.js"
-
-/** How many expired records a creating call purges at most. */
-export const purgePerCreate = 4
 
 type RecordRow = readonly [
   scope: string,
@@ -187,7 +185,7 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStoreService, Store
               if (decision._tag !== "Create") return decision
               // An expired record of this key, not yet purged, gives way to the new one.
               if (found !== undefined) yield* run(connection, deleteSql, found.petId)
-              yield* purger.purgeSome(connection, now, purgePerCreate)
+              yield* purger.purgeSome(connection, now, SqlStore.purgePerCreate)
               keys.forgetExpired(now, forgetPerCreate)
               const created = yield* insertPet(connection, pet)
               yield* run(connection, insertRecordSql, created.id, scope, key, decision.fingerprint, decision.expiresAt)
