@@ -63,6 +63,36 @@ describe("SqliteApiKeyStore", () => {
       expect(refused._tag === "Unauthorized" && refused.reason).toBe("revoked")
     }))
 
+  it.scoped("a key kept in memory is found revoked at once once revoked through the same store, in the same turn too", () =>
+    Effect.gen(function*() {
+      // In memory: no other connection, so only the store's own revocation can tell.
+      const keys = Context.get(yield* Layer.build(SqliteStore.layer({ filename: ":memory:" })), ApiKeyStore.ApiKeyStore)
+      const stored = yield* keys.insert(apiKey(4))
+      expect(yield* keys.findByDigest(stored.digest)).toEqual(Option.some(stored))
+      const [revoked, lookup] = yield* Effect.all([
+        keys.revoke(stored.id, new Date(2_000)),
+        Effect.zipRight(Effect.yieldNow(), keys.findByDigest(stored.digest))
+      ], { concurrency: "unbounded" })
+      expect(Option.map(revoked, (key) => key.revokedAt)).toEqual(Option.some(Option.some(new Date(2_000))))
+      // The lookup ran before the revocation committed: it saw the key active.
+      expect(lookup).toEqual(Option.some(stored))
+      expect(yield* keys.findByDigest(stored.digest)).toEqual(revoked)
+    }))
+
+  it.scoped("a key kept by each of two connections is refused by both after either revokes it", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const [here, elsewhere] = yield* Effect.all([connection(filename), connection(filename)])
+      const stored = yield* here.keys.insert(apiKey(3))
+      expect(yield* here.keys.findByDigest(stored.digest)).toEqual(Option.some(stored))
+      expect(yield* elsewhere.keys.findByDigest(stored.digest)).toEqual(Option.some(stored))
+      yield* nextTurn
+      const revoked = yield* elsewhere.keys.revoke(stored.id, new Date(7_000))
+      yield* nextTurn
+      expect(yield* here.keys.findByDigest(stored.digest)).toEqual(revoked)
+      expect(yield* elsewhere.keys.findByDigest(stored.digest)).toEqual(revoked)
+    }))
+
   it.scoped("a key found by digest is read as another connection last committed it, without waiting for a turn", () =>
     Effect.gen(function*() {
       const filename = yield* tempDatabase

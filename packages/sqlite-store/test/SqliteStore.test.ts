@@ -340,6 +340,21 @@ describe("SqliteStore", () => {
       expect(Exit.isFailure(thrown!) && thrown.cause._tag).toBe("Die")
     }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => groupCommitLayer({ filename }))))))
 
+  it.scoped("two connections counting one subject in turn count every call: a state one wrote is read again once the other committed", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const connections = [yield* Layer.build(SqliteStore.layer({ filename })), yield* Layer.build(SqliteStore.layer({ filename }))]
+      const count = Effect.flatMap(RateLimitStore.RateLimitStore, (limits) =>
+        limits.modify("addr:y", (state) => {
+          const found = state?.minuteCount ?? 0
+          return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0 }]
+        }))
+      const order = [0, 0, 1, 0, 1, 1, 0, 0, 1, 0]
+      const found: Array<number> = []
+      for (const on of order) found.push(yield* Effect.provide(count, connections[on]!))
+      expect(found).toEqual(order.map((_, i) => i))
+    }))
+
   it.scoped("a path that cannot be opened is Unavailable", () =>
     Effect.gen(function*() {
       const folder = yield* tempFolder

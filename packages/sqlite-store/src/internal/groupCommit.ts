@@ -3,11 +3,11 @@
  * of one turn of the event loop run in one `BEGIN IMMEDIATE` transaction,
  * which commits once; each caller is then answered with its own result, or
  * all of them with the `StoreError` of a failed commit (group commit).
- * Reads and transactions run without yielding to other fibers, so none sees
- * another's uncommitted writes; a host's `SqlClient` transaction open on the
- * connection is waited for (`sql.reserve`). Statements run on the connection
- * itself (`SqlConnection`), prepared once by the client's cache, without the
- * span and template compilation of a `sql` statement.
+ * A transaction runs without yielding to other fibers, so a read, which runs
+ * at once outside it, sees committed data only; a host's `SqlClient`
+ * transaction held open on the connection by another fiber is waited for by
+ * writes (`sql.reserve`), not by reads. Statements run on the connection
+ * itself (`SqlConnection`), prepared once by the client's cache.
  *
  * @internal
  */
@@ -33,6 +33,14 @@ export const values = <Row extends ReadonlyArray<unknown>>(
 ): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
   connection.executeValues(sql, params) as Effect.Effect<ReadonlyArray<Row>, SqlError>
 
+/** The rows of a query as objects by column name (cheaper than `values` through the client). */
+export const rows = <Row extends object>(
+  connection: Connection,
+  sql: string,
+  ...params: ReadonlyArray<Parameter>
+): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
+  connection.executeRaw(sql, params) as Effect.Effect<ReadonlyArray<Row>, SqlError>
+
 /** Runs a statement that returns no rows: the rowid of the last row it inserted. */
 export const run = (
   connection: Connection,
@@ -52,14 +60,16 @@ export type OnEnd = (committed: boolean) => void
  */
 export interface GroupCommit {
   /**
-   * Runs `f` with the connection: inside the caller's `SqlClient`
-   * transaction on this client, in it; else once no transaction is open
-   * (what it reads is committed).
+   * Runs `f`, which reads, with the connection: inside the caller's
+   * `SqlClient` transaction on this client, in it; else outside any of the
+   * store's transactions (what it reads is committed).
    */
   readonly read: <A>(
     doing: string,
     f: (connection: Connection) => Effect.Effect<A, SqlError | StoreError.StoreError>
   ) => Effect.Effect<A, StoreError.StoreError>
+  /** Whether the caller runs in its own `SqlClient` transaction on this client. */
+  readonly inTransaction: Effect.Effect<boolean>
   /**
    * Runs `f` in the next transaction of the writes, after those queued
    * before it; ends once that transaction has committed. If `f` fails, its
@@ -234,21 +244,9 @@ export const make = (sql: SqlClient.SqlClient): Effect.Effect<GroupCommit, never
       return Option.isSome(transaction) && transaction.value[0] === own
     }
 
-    /** Runs `f` on the connection in a transaction of its own (`BEGIN`: a snapshot of what is committed). */
-    const readCommitted = <A>(doing: string, f: (connection: Connection) => Effect.Effect<A, SqlError | StoreError.StoreError>) =>
-      Effect.gen(function*() {
-        const begun = yield* Effect.exit(execute(own, "BEGIN"))
-        if (Exit.isFailure(begun)) {
-          if (!isNested(begun.cause)) return yield* Effect.failCause(begun.cause)
-          // A host's transaction is open on the connection: once it has ended.
-          return yield* Effect.scoped(Effect.flatMap(sql.reserve, f))
-        }
-        return yield* Effect.ensuring(f(own), Effect.ignore(execute(own, "COMMIT")))
-      }).pipe(mapStoreError(doing), withoutYielding)
-
     return GroupCommit.of({
-      read: (doing, f) =>
-        Effect.withFiberRuntime((fiber) => inOwnTransaction(fiber) ? mapStoreError(doing)(f(own)) : readCommitted(doing, f)),
+      read: (doing, f) => mapStoreError(doing)(Effect.suspend(() => f(own))),
+      inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
       write: <A>(
         doing: string,
         f: (connection: Connection) => Effect.Effect<A, SqlError | StoreError.StoreError>,

@@ -3,13 +3,17 @@
  * and writes the new row in the writer's `BEGIN IMMEDIATE` transaction: the
  * write lock is held from the read on, so processes sharing the file count
  * every request exactly once, and two calls of one transaction count in the
- * order they came.
+ * order they came. The states this connection wrote are kept
+ * (`knownStates.ts`), so the row is read only when another connection may
+ * have changed it.
  *
  * @internal
  */
 import { RateLimitStore } from "@animal-store/core"
 import { Effect, Layer } from "effect"
+import type { Connection } from "./groupCommit.js"
 import { GroupCommit, run, values } from "./groupCommit.js"
+import * as KnownStates from "./knownStates.js"
 
 type StateRow = readonly [
   minuteStart: number,
@@ -42,30 +46,50 @@ const upsertSql = `INSERT INTO rate_limits
 /** @internal */
 export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, GroupCommit> = Effect.map(
   GroupCommit,
-  (database) => ({
-    modify: <A>(
-      subject: string,
-      f: (state: RateLimitStore.RateLimitState | undefined) => readonly [A, RateLimitStore.RateLimitState]
-    ) =>
-      database.write("Counting a request", (connection) =>
-        Effect.flatMap(values<StateRow>(connection, selectSql, subject), (rows) => {
-          const [result, next] = f(toState(rows[0]))
-          return Effect.as(
-            run(
-              connection,
-              upsertSql,
-              subject,
-              next.minuteStart,
-              next.minuteCount,
-              next.dayStart,
-              next.dayCount,
-              next.refusedCount,
-              next.bannedUntil
-            ),
-            result
-          )
-        }))
-  })
+  (database) => {
+    const known = KnownStates.make()
+    const write = (connection: Connection, subject: string, next: RateLimitStore.RateLimitState) =>
+      run(
+        connection,
+        upsertSql,
+        subject,
+        next.minuteStart,
+        next.minuteCount,
+        next.dayStart,
+        next.dayCount,
+        next.refusedCount,
+        next.bannedUntil
+      )
+    const onEnd = { onEnd: known.end }
+    return {
+      modify: <A>(
+        subject: string,
+        f: (state: RateLimitStore.RateLimitState | undefined) => readonly [A, RateLimitStore.RateLimitState]
+      ) =>
+        Effect.flatMap(database.inTransaction, (inTransaction) =>
+          database.write(
+            "Counting a request",
+            (connection) =>
+              Effect.flatMap(
+                // Inside a caller's transaction the row is read: its `data_version` is that of its start.
+                inTransaction ? Effect.succeed(undefined) : Effect.map(known.check(connection), () => known.get(subject)),
+                (state) => {
+                  const read = state !== undefined
+                    ? Effect.succeed(state)
+                    : Effect.map(values<StateRow>(connection, selectSql, subject), (rows) => toState(rows[0]))
+                  return Effect.flatMap(read, (state) => {
+                    const [result, next] = f(state)
+                    return Effect.map(write(connection, subject, next), () => {
+                      if (!inTransaction) known.set(subject, next)
+                      return result
+                    })
+                  })
+                }
+              ),
+            onEnd
+          ))
+    }
+  }
 )
 
 /** @internal */
