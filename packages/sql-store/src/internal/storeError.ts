@@ -3,34 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
 import type * as SqlStoreError from "../SqlStoreError.js"
 
-/** The objects along a failure's `cause` chain, outermost first, at most 8. */
-export const causeChain = (cause: unknown): ReadonlyArray<object> => {
-  const chain: Array<object> = []
-  for (let current = cause; typeof current === "object" && current !== null && chain.length < 8;) {
-    chain.push(current)
-    current = (current as { readonly cause?: unknown }).cause
-  }
-  return chain
-}
-
-/** The first string `code` along the chain that `accept`s. */
-export const codeOf = (cause: unknown, accept: (code: string) => boolean): string | undefined => {
-  for (const link of causeChain(cause)) {
-    const code = (link as { readonly code?: unknown }).code
-    if (typeof code === "string" && accept(code)) return code
-  }
-  return undefined
-}
-
-/** The distinct messages along the chain joined with `": "` (the cause as text when none has one). */
-export const messagesOf = (cause: unknown): string => {
-  const found: Array<string> = []
-  for (const link of causeChain(cause)) {
-    const message = link instanceof Error ? link.message : ""
-    if (message !== "" && !found.includes(message)) found.push(message)
-  }
-  return found.length === 0 ? String(cause) : found.join(": ")
-}
+const { causeChain, codeAlongCauses: codeOf, messagesAlongCauses: messagesOf } = StoreError
 
 const matches = (rule: SqlStoreError.Rule, code: string | undefined, messages: string): boolean =>
   (rule.code !== undefined && code !== undefined && rule.code.test(code)) ||
