@@ -3,46 +3,70 @@
  *
  * - `serve`: the standalone server. Each flag falls back to its environment
  *   variable (an empty variable is unset); the flag wins.
- * - `keys create|list|revoke`: keys on the store of `--store`. A new key is
- *   printed once (alone on stdout, its details on stderr); secrets never.
+ * - `keys ...`: keys on the store of `--store` (`internal/keysCommand.ts`).
  *
  * A command line that cannot run prints one line on stderr and fails, never a
  * stack trace. `--help` on every command, `--version`.
  *
  * @since 1.0.0
  */
-import type { ApiKey } from "@animal-store/core"
-import { AccessConfig, ApiKeyAuth } from "@animal-store/core"
-import * as Args from "@effect/cli/Args"
 import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Doc from "@effect/printer/Doc"
-import { Config, ConfigProvider, Console, Context, Data, Effect, Either, Layer, Option, Redacted } from "effect"
+import { AccessConfig } from "@animal-store/core"
+import { Config, Effect, Either, Layer, Option } from "effect"
+import type { Env } from "./internal/cliOptions.js"
+import { CliError, configProvider, environment, refused, serveDefaults, serveSetting, store, storeFailure } from "./internal/cliOptions.js"
 import * as HeapPolicy from "./internal/heapPolicy.js"
 import * as JsonLines from "./internal/jsonLines.js"
+import * as KeysCommand from "./internal/keysCommand.js"
 import * as Settings from "./internal/settings.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
 import * as StandaloneServer from "./StandaloneServer.js"
-import * as StoreLocation from "./StoreLocation.js"
 
-/**
- * The environment variables read, by name.
- *
- * @since 1.0.0
- * @category models
- */
-export type Env = Readonly<Record<string, string | undefined>>
+export {
+  /**
+   * A command line that cannot run: the one line to print.
+   *
+   * @since 1.0.0
+   * @category errors
+   */
+  CliError,
+  /**
+   * The configuration the flags fall back to: `env`, an empty variable being unset.
+   *
+   * @since 1.0.0
+   * @category constructors
+   */
+  configProvider,
+  /**
+   * The defaults of `serve` that are the command line's own.
+   *
+   * @since 1.0.0
+   * @category constants
+   */
+  serveDefaults,
+  /**
+   * The flags of `serve` and their environment variables.
+   *
+   * @since 1.0.0
+   * @category constants
+   */
+  serveFlags
+} from "./internal/cliOptions.js"
 
-/**
- * A command line that cannot run: the one line to print.
- *
- * @since 1.0.0
- * @category errors
- */
-export class CliError extends Data.TaggedError("CliError")<{ readonly message: string }> {}
+export type {
+  /**
+   * The environment variables read, by name.
+   *
+   * @since 1.0.0
+   * @category models
+   */
+  Env
+} from "./internal/cliOptions.js"
 
 /**
  * The version `--version` prints (the package's).
@@ -51,96 +75,6 @@ export class CliError extends Data.TaggedError("CliError")<{ readonly message: s
  * @category constants
  */
 export const version = "1.0.0"
-
-/**
- * The defaults of `serve` that are the command line's own (the others are
- * the store's and core's: `StoreLocation.defaultLocation`,
- * `AccessConfig.defaults`).
- *
- * @since 1.0.0
- * @category constants
- */
-export const serveDefaults = { port: 8080, host: "127.0.0.1" } as const
-
-/**
- * The flags of `serve` and their environment variables.
- *
- * @since 1.0.0
- * @category constants
- */
-export const serveFlags = {
-  "port": "PORT",
-  "host": "HOST",
-  "store": "ANIMAL_STORE_STORE",
-  "pool-size": "ANIMAL_STORE_POOL_SIZE",
-  "statement-timeout": "ANIMAL_STORE_STATEMENT_TIMEOUT",
-  "env": "ANIMAL_STORE_ENV",
-  "ban-after": "ANIMAL_STORE_BAN_AFTER",
-  "ban-seconds": "ANIMAL_STORE_BAN_SECONDS",
-  "anonymous-per-minute": "ANIMAL_STORE_ANONYMOUS_PER_MINUTE",
-  "base-url": "ANIMAL_STORE_BASE_URL",
-  "staging-base-url": "ANIMAL_STORE_STAGING_BASE_URL",
-  "trusted-proxies": "ANIMAL_STORE_TRUSTED_PROXIES",
-  "cors-origins": "ANIMAL_STORE_CORS_ORIGINS",
-  "cursor-secret": "ANIMAL_STORE_CURSOR_SECRET",
-  "access-log": "ANIMAL_STORE_ACCESS_LOG"
-} as const
-
-/**
- * The configuration the flags fall back to: `env`, an empty variable being
- * unset.
- *
- * @since 1.0.0
- * @category constructors
- */
-export const configProvider = (env: Env): ConfigProvider.ConfigProvider =>
-  ConfigProvider.fromMap(
-    new Map(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""))
-  )
-
-const refused = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
-
-/**
- * A flag's text, else its variable's (when it has one), decoded by `decode`;
- * a refusal names the flag. Its help says what it is, its variable and its default.
- */
-const setting = <A>(flag: string, options: {
-  readonly variable?: string
-  readonly value: string
-  readonly about: string
-  readonly fallback?: string
-  readonly decode: Settings.Decode<A>
-}): Options.Options<A> => {
-  const { about, decode, fallback, value, variable } = options
-  const notes = [variable, fallback === undefined ? undefined : `default ${fallback}`].filter((note) => note !== undefined)
-  const text = Options.text(flag).pipe(
-    Options.withPseudoName(value),
-    Options.withDescription(notes.length === 0 ? about : `${about} (${notes.join("; ")})`)
-  )
-  return (variable === undefined ? text : Options.withFallbackConfig(text, Config.string(variable))).pipe(
-    Options.mapEffect((text) => Either.mapLeft(decode(text), (reason) => refused(`--${flag}: ${reason}`)))
-  )
-}
-
-/** A flag of `serve`, with its variable. */
-const serveSetting = <A>(
-  flag: keyof typeof serveFlags,
-  options: { readonly value: string; readonly about: string; readonly fallback: string; readonly decode: Settings.Decode<A> }
-): Options.Options<A> => setting(flag, { ...options, variable: serveFlags[flag] })
-
-const store = serveSetting("store", {
-  value: "memory|sqlite:<path>|postgres://user:password@host:port/db",
-  about: "the store",
-  fallback: StoreLocation.format(StoreLocation.defaultLocation),
-  decode: StoreLocation.parse
-}).pipe(Options.withDefault(StoreLocation.defaultLocation))
-
-const environment = serveSetting("env", {
-  value: "production|staging",
-  about: "the environment served",
-  fallback: AccessConfig.defaults.environment,
-  decode: Settings.environment
-})
 
 /** The keys of `ANIMAL_STORE_API_KEYS` (a variable only: keys stay off command lines). */
 const provisionedKeys = Config.option(Config.string(KeyProvisioning.variable)).pipe(
@@ -268,10 +202,6 @@ export const serveOptions: Options.Options<StandaloneServer.Options> = Options.a
     accessLog: settings.accessLog
   }))
 ))
-
-const storeFailure = (location: StoreLocation.StoreLocation) => (error: { readonly message: string }) =>
-  new CliError({ message: `cannot use the store ${StoreLocation.format(location)}: ${error.message}` })
-
 /**
  * What `serve` sets on the process while it serves: V8's heap policy
  * (`internal/heapPolicy.ts`), and SIGINT/SIGTERM listeners that keep a second
@@ -311,107 +241,6 @@ const serve = (options: StandaloneServer.Options): Effect.Effect<void, CliError>
     }),
     Effect.provide(JsonLines.layer)
   )
-
-/** The services of core on `location`, for a `keys` command; a failure names the store. */
-const withKeys = <A, E extends { readonly message: string }>(
-  location: StoreLocation.StoreLocation,
-  use: (auth: Context.Tag.Service<ApiKeyAuth.ApiKeyAuth>) => Effect.Effect<A, E | CliError>,
-  environment?: ApiKey.Environment
-): Effect.Effect<A, CliError> =>
-  Effect.flatMap(ApiKeyAuth.ApiKeyAuth, use).pipe(
-    Effect.provide(StandaloneServer.layerServices(location, environment === undefined ? {} : { environment })),
-    Effect.mapError((error) => error instanceof CliError ? error : storeFailure(location)(error))
-  )
-
-const limit = Settings.integerIn(1, Number.MAX_SAFE_INTEGER)
-
-const limits = Options.all({
-  perMinute: setting("per-minute", { value: "N", about: "an enterprise key's requests a minute", decode: limit }).pipe(
-    Options.optional
-  ),
-  perDay: setting("per-day", { value: "N", about: "an enterprise key's requests a day", decode: limit }).pipe(
-    Options.optional
-  )
-}).pipe(Options.mapEffect(({ perDay, perMinute }) =>
-  Option.isNone(perMinute) && Option.isNone(perDay)
-    ? Either.right(undefined)
-    : Option.isSome(perMinute) && Option.isSome(perDay)
-    ? Either.right({ perMinute: perMinute.value, perDay: perDay.value })
-    : Either.left(refused("--per-minute: --per-minute and --per-day go together"))
-))
-
-const keysCreate = Command.make("create", {
-  store,
-  plan: setting("plan", {
-    value: KeyProvisioning.planNames.replace(/, | or /g, "|"),
-    about: `the key's plan: ${KeyProvisioning.planNames} (enterprise with --per-minute and --per-day)`,
-    decode: (text) =>
-      KeyProvisioning.isPlan(text)
-        ? Either.right(text)
-        : Either.left(`expected ${KeyProvisioning.planNames}, got "${text}"`)
-  }),
-  limits,
-  environment: setting("env", {
-    variable: serveFlags.env,
-    value: "production|staging",
-    about: "the key's environment",
-    fallback: AccessConfig.defaults.environment,
-    decode: Settings.environment
-  }).pipe(Options.optional)
-}, (options) =>
-  withKeys(
-    options.store,
-    (auth) =>
-      auth.issue({ plan: options.plan, limits: options.limits, environment: Option.getOrUndefined(options.environment) }).pipe(
-        Effect.catchTag("InvalidRequest", (error) => Effect.fail(new CliError({ message: error.message }))),
-        Effect.tap(({ key, secret }) =>
-          Effect.andThen(
-            Console.log(Redacted.value(secret)),
-            Console.error(
-              `Created key ${key.id} (${key.plan}, ${key.environment}). This is the only time the key is shown.`
-            )
-          )
-        )
-      ),
-    Option.getOrUndefined(options.environment)
-  )).pipe(Command.withDescription("Issue a key and print it, this once"))
-
-const describeKey = (key: ApiKey.ApiKey): ReadonlyArray<string> => [
-  key.id,
-  `${key.prefix}...`,
-  key.plan,
-  `${key.limits.perMinute}/min ${key.limits.perDay}/day`,
-  key.environment,
-  Option.isSome(key.revokedAt) ? `revoked ${key.revokedAt.value.toISOString()}` : "active",
-  key.createdAt.toISOString()
-]
-
-const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))
-  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join(
-    "\n"
-  )
-}
-
-const keysList = Command.make("list", { store }, ({ store }) =>
-  withKeys(store, (auth) =>
-    Effect.flatMap(auth.list, (keys) =>
-      Console.log(
-        keys.length === 0
-          ? "No keys."
-          : table(["ID", "PREFIX", "PLAN", "LIMITS", "ENVIRONMENT", "STATE", "CREATED"], keys.map(describeKey))
-      )))).pipe(Command.withDescription("List the keys (never their secrets)"))
-
-const keysRevoke = Command.make("revoke", { store, id: Args.text({ name: "id" }) }, ({ id, store }) =>
-  withKeys(store, (auth) =>
-    Effect.flatMap(
-      auth.revoke(id),
-      Option.match({
-        onNone: () => Effect.fail(new CliError({ message: `no key with id "${id}"` })),
-        onSome: (key) => Console.log(`Revoked key ${key.id}.`)
-      })
-    ))).pipe(Command.withDescription("Revoke a key"))
-
 const command = Command.make("animal-store").pipe(
   Command.withDescription("The Animal Store server and its keys"),
   Command.withSubcommands([
@@ -421,10 +250,7 @@ const command = Command.make("animal-store").pipe(
           "<key>:<plan> or <key>:enterprise:<perMinute>:<perDay>, comma-separated"
       )
     ),
-    Command.make("keys").pipe(
-      Command.withDescription("Manage the keys of a store"),
-      Command.withSubcommands([keysCreate, keysList, keysRevoke])
-    )
+    KeysCommand.command
   ])
 )
 
