@@ -1,7 +1,7 @@
 /**
  * Opening the store's `SqliteClient`: the folder of the file, the client
- * (retried while another process holds the new file locked), the pragmas
- * and the WAL checkpointer.
+ * (retried while another process holds the new file locked), the pragmas,
+ * the WAL checkpointer and the guard of its files.
  *
  * @internal
  */
@@ -12,6 +12,7 @@ import type { Scope } from "effect"
 import { Effect, Exit, Schedule, Scope as Scopes } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as FileGuard from "./fileGuard.js"
 import { fromCause, mapStoreError } from "./storeError.js"
 import * as WalCheckpointer from "./walCheckpointer.js"
 
@@ -56,6 +57,18 @@ const createFolder = (filename: string) =>
       })
   })
 
+/**
+ * Refuses a database whose `-shm` file cannot be written: SQLite would map
+ * it, and the first write to that mapping kills the process (SIGBUS).
+ */
+const writableShm = (filename: string) =>
+  Effect.suspend(() => {
+    const problem = FileGuard.shmProblem(Path.resolve(filename))
+    return problem === undefined ? Effect.void : Effect.fail(
+      new StoreError.StoreError({ reason: "ReadOnly", message: `Opening the SQLite database "${filename}": ${problem}` })
+    )
+  })
+
 /** Opening is retried every 20 ms while refused as busy, as long as any statement waits: the busy timeout. */
 const openRetryMillis = 20
 
@@ -88,6 +101,7 @@ export const open = (options: Options): Effect.Effect<SqliteClient.SqliteClient,
     const { busyTimeout = 5_000, filename, synchronous = "NORMAL" } = options
     const timeout = Math.max(0, Math.trunc(busyTimeout))
     yield* createFolder(filename)
+    if (isFile(filename)) yield* writableShm(filename)
     const [scope, client] = yield* attempt(filename).pipe(
       // Processes opening one new file at once: SQLite may refuse the switch
       // to WAL at once (SQLITE_BUSY without waiting, to avoid a deadlock).
@@ -105,6 +119,7 @@ export const open = (options: Options): Effect.Effect<SqliteClient.SqliteClient,
         Effect.sync(() => WalCheckpointer.start(Path.resolve(filename), synchronous)),
         (checkpointer) => Effect.promise(checkpointer.stop)
       )
+      FileGuard.register(client, yield* FileGuard.make(Path.resolve(filename)))
     }
     return client
   })

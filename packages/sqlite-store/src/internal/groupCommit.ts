@@ -17,6 +17,7 @@ import type * as SqlConnection from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Scope } from "effect"
 import { Cause, Context, Effect, Exit, Option } from "effect"
+import * as FileGuard from "./fileGuard.js"
 import { fromCause, mapStoreError } from "./storeError.js"
 
 /** The client's connection, as the ports run their statements on it. */
@@ -156,6 +157,7 @@ const isNested = (cause: Cause.Cause<SqlError>): boolean =>
 export const make = (sql: SqlClient.SqlClient): Effect.Effect<GroupCommit, never, Scope.Scope> =>
   Effect.gen(function*() {
     const own = yield* Effect.orDie(Effect.scoped(sql.reserve))
+    const guard = FileGuard.forClient(sql)
     const queued: Array<Write> = []
     let closed = false
     /** Batches waiting for a host's transaction to end: the next ones wait behind them, in order. */
@@ -165,8 +167,10 @@ export const make = (sql: SqlClient.SqlClient): Effect.Effect<GroupCommit, never
       for (const write of writes) write.onEnd?.(committed)
       writes.forEach((write, i) => write.resume(exits[i]!))
     }
-    const failAll = (writes: ReadonlyArray<Write>, error: StoreError.StoreError) =>
+    const failAll = (writes: ReadonlyArray<Write>, error: StoreError.StoreError) => {
+      guard.failed(error)
       settle(writes, writes.map(() => Exit.fail(error)), false)
+    }
 
     /**
      * Runs `writes` in one transaction on `connection`: an atomic write in a
@@ -203,12 +207,16 @@ export const make = (sql: SqlClient.SqlClient): Effect.Effect<GroupCommit, never
           }
           exits.push(exit)
         }
-        const committed = yield* Effect.exit(execute(connection, "COMMIT"))
+        const refused = guard.beforeCommit() // the files must still be those opened: else nothing is acknowledged
+        const committed = yield* Effect.exit<unknown, SqlError | StoreError.StoreError, never>(
+          refused === undefined ? execute(connection, "COMMIT") : Effect.fail(refused)
+        )
         if (Exit.isFailure(committed)) {
           yield* Effect.ignore(execute(connection, "ROLLBACK"))
           failAll(writes, toStoreError("Committing the writes", committed.cause))
           return true
         }
+        guard.committed()
         settle(writes, exits, true)
         return true
       }).pipe(

@@ -5,7 +5,9 @@
  * every request exactly once, and two calls of one transaction count in the
  * order they came. The states this connection wrote are kept
  * (`knownStates.ts`), so the row is read only when another connection may
- * have changed it.
+ * have changed it. While writes fail with a fault of the files (`fileGuard.ts`),
+ * requests are counted in memory from the stored state, so reads keep
+ * working; those counts are dropped once a write works again.
  *
  * @internal
  */
@@ -13,6 +15,7 @@ import { RateLimitStore } from "@animal-store/core"
 import { Effect, Layer } from "effect"
 import type { Connection } from "./groupCommit.js"
 import { GroupCommit, run, values } from "./groupCommit.js"
+import * as FileGuard from "./fileGuard.js"
 import * as KnownStates from "./knownStates.js"
 
 type StateRow = readonly [
@@ -61,6 +64,23 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
         next.bannedUntil
       )
     const onEnd = { onEnd: known.end }
+    const unwritten = new Map<string, RateLimitStore.RateLimitState>()
+    const countUnwritten = <A>(
+      subject: string,
+      f: (state: RateLimitStore.RateLimitState | undefined) => readonly [A, RateLimitStore.RateLimitState]
+    ) =>
+      Effect.map(
+        unwritten.has(subject)
+          ? Effect.succeed(unwritten.get(subject))
+          : database.read("Counting a request", (connection) =>
+            Effect.map(values<StateRow>(connection, selectSql, subject), (rows) => toState(rows[0]))),
+        (state) => {
+          const [result, next] = f(state)
+          if (unwritten.size >= 100_000) unwritten.clear()
+          unwritten.set(subject, next)
+          return result
+        }
+      )
     return {
       modify: <A>(
         subject: string,
@@ -87,6 +107,9 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
                 }
               ),
             onEnd
+          ).pipe(
+            Effect.tap(() => unwritten.size > 0 && unwritten.clear()),
+            Effect.catchIf((error) => !inTransaction && FileGuard.isWriteFault(error), () => countUnwritten(subject, f))
           ))
     }
   }

@@ -1,0 +1,212 @@
+/**
+ * The store's write faults (decisions.md "Faults"): its files are no longer
+ * the ones it opened (the path's device and inode, of the database and its
+ * WAL, differ or are gone), or the disk is full. Writes are refused (503)
+ * while the files differ, each fault is logged once when noticed, and it
+ * ends by itself once the files are back or a write commits again.
+ * Looked at once a second and before each commit is acknowledged.
+ *
+ * @internal
+ */
+import { StoreError } from "@animal-store/core"
+import { Effect, Runtime } from "effect"
+import type { Scope } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+
+/** How often the files are looked at without writes. */
+export const intervalMillis = 1_000
+
+/** The code, along a `StoreError`'s causes, of writes refused because the files changed. */
+export const filesChangedCode = "SQLITE_STORE_FILES_CHANGED"
+
+/** Free space below which an I/O error of a write is taken for a full disk. */
+const lowSpaceBytes = 1024 * 1024
+
+/** Free space that must return, over what was free when the disk was found full, to end the fault without a write. */
+const returnedSpaceBytes = 256 * 1024
+
+/** @internal */
+export interface FileGuard {
+  /** Fails while the files are not the ones opened (looked at now) or the disk is full: for readiness. */
+  readonly check: Effect.Effect<void, StoreError.StoreError>
+  /** Looks at the files now: the error that refuses the commit about to be acknowledged, if they changed. */
+  readonly beforeCommit: () => StoreError.StoreError | undefined
+  /** A write failed with `error`: notes a full disk. */
+  readonly failed: (error: StoreError.StoreError) => void
+  /** A write transaction committed: a full disk has room again. */
+  readonly committed: () => void
+}
+
+/** Whether a write failed with a fault of the files (changed, full disk, I/O error), as opposed to a lock or a closed store. */
+export const isWriteFault = (error: StoreError.StoreError): boolean =>
+  StoreError.codeAlongCauses(error, (code) => code === filesChangedCode || /^SQLITE_(FULL|IOERR)/.test(code)) !==
+    undefined
+
+const none: FileGuard = {
+  check: Effect.void,
+  beforeCommit: () => undefined,
+  failed: () => {},
+  committed: () => {}
+}
+
+/** The guards of the clients `client.ts` opened on a file. */
+const guards = new WeakMap<object, FileGuard>()
+
+/** Makes `guard` the guard of `client`. */
+export const register = (client: object, guard: FileGuard): void => {
+  guards.set(client, guard)
+}
+
+/** The guard of `client` (one that never refuses when the client was not opened on a file by this package). */
+export const forClient = (client: object): FileGuard => guards.get(client) ?? none
+
+interface Identity {
+  readonly dev: number
+  readonly ino: number
+}
+
+/** The device and inode at `path`; `undefined` when nothing is there. Throws when it cannot be looked at. */
+const identityAt = (path: string): Identity | undefined => {
+  const stat = Fs.statSync(path, { throwIfNoEntry: false })
+  return stat === undefined ? undefined : { dev: stat.dev, ino: stat.ino }
+}
+
+const same = (a: Identity, b: Identity | undefined): boolean => b !== undefined && a.dev === b.dev && a.ino === b.ino
+
+const freeBytes = (folder: string): number | undefined => {
+  try {
+    const stat = Fs.statfsSync(folder)
+    return stat.bavail * stat.bsize
+  } catch {
+    return undefined
+  }
+}
+
+class FilesChanged extends Error {
+  readonly code = filesChangedCode
+}
+
+/**
+ * Whether the `-shm` file of `filename`, when there, can be opened for
+ * writing: SQLite maps it, and a mapping that cannot be written kills the
+ * process (SIGBUS) at its first write.
+ */
+export const shmProblem = (filename: string): string | undefined => {
+  const shm = `${filename}-shm`
+  try {
+    Fs.closeSync(Fs.openSync(shm, Fs.constants.O_RDWR))
+    return undefined
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === "ENOENT") return undefined
+    return `the shared-memory file "${shm}" of the SQLite database cannot be written (${code}): ` +
+      `make it writable (chattr -i, chmod u+w) or remove it while no process uses the database`
+  }
+}
+
+/**
+ * Guards the database file `filename` (an absolute path), just opened: its
+ * identity and its WAL's are taken now (the WAL's when first seen). Faults
+ * are logged with the logger of the caller.
+ */
+export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const runSync = Runtime.runSync(yield* Effect.runtime<never>())
+    const walPath = `${filename}-wal`
+    const folder = Path.dirname(filename)
+    const database = identityAt(filename)
+    let wal = identityAt(walPath)
+    /** What is wrong with the files, while something is. */
+    let changed: string | undefined
+    /** While the disk is full: the free space when it was found full. */
+    let full: { readonly free: number } | undefined
+
+    const look = (): string | undefined => {
+      try {
+        if (database === undefined || !same(database, identityAt(filename))) {
+          return `the database file "${filename}" is no longer the file the store opened (deleted, replaced or moved)`
+        }
+        const now = identityAt(walPath)
+        if (wal === undefined) wal = now
+        else if (!same(wal, now)) {
+          return `the WAL file "${walPath}" is no longer the file the store opened (deleted, replaced or moved)`
+        }
+        if (isImmutable(`${filename}-shm`)) {
+          return `the shared-memory file "${filename}-shm" was made unwritable`
+        }
+        return undefined
+      } catch (error) {
+        return `the files of the database "${filename}" cannot be looked at (${(error as NodeJS.ErrnoException).code})`
+      }
+    }
+
+    const refresh = (): void => {
+      const problem = look()
+      if (problem !== undefined && changed === undefined) {
+        runSync(Effect.logError(`SQLite store: writes refused until the file is restored or the server restarts: ${problem}`))
+      } else if (problem === undefined && changed !== undefined) {
+        runSync(Effect.logInfo(`SQLite store: writes accepted again, the files of "${filename}" are back`))
+      }
+      changed = problem
+      if (full !== undefined) {
+        const free = freeBytes(folder)
+        if (free !== undefined && free >= full.free + returnedSpaceBytes) endFull("space returned")
+      }
+    }
+
+    const endFull = (why: string) => {
+      full = undefined
+      runSync(Effect.logInfo(`SQLite store: the disk of "${filename}" has room again (${why})`))
+    }
+
+    const changedError = (problem: string) =>
+      new StoreError.StoreError({
+        reason: "Unavailable",
+        message: `Writing: ${problem}; restore it, or restart the server`,
+        cause: new FilesChanged(problem)
+      })
+
+    const timer = setInterval(refresh, intervalMillis)
+    timer.unref()
+    yield* Effect.addFinalizer(() => Effect.sync(() => clearInterval(timer)))
+
+    return {
+      check: Effect.suspend(() => {
+        refresh()
+        if (changed !== undefined) return Effect.fail(changedError(changed))
+        if (full !== undefined) {
+          return Effect.fail(
+            new StoreError.StoreError({ reason: "Unavailable", message: `Writing: the disk of "${filename}" is full` })
+          )
+        }
+        return Effect.void
+      }),
+      beforeCommit: () => {
+        refresh()
+        return changed === undefined ? undefined : changedError(changed)
+      },
+      failed: (error) => {
+        if (full !== undefined || StoreError.isUnavailable(error) === false) return
+        const code = StoreError.codeAlongCauses(error, (code) => code.startsWith("SQLITE_"))
+        if (code === undefined || !/^SQLITE_(FULL|IOERR)/.test(code)) return
+        const free = freeBytes(folder)
+        if (code !== "SQLITE_FULL" && (free === undefined || free >= lowSpaceBytes)) return
+        full = { free: free ?? 0 }
+        runSync(Effect.logError(`SQLite store: writes fail until space returns: the disk of "${filename}" is full (${code})`))
+      },
+      committed: () => {
+        if (full !== undefined) endFull("a write committed")
+      }
+    }
+  })
+
+/** Whether `path` refuses writing for everyone, root included (the immutable flag: `EPERM`). */
+const isImmutable = (path: string): boolean => {
+  try {
+    Fs.accessSync(path, Fs.constants.W_OK)
+    return false
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
