@@ -3,8 +3,8 @@
  * the ones it opened (the path's device and inode, of the database and its
  * WAL, differ or are gone), or the disk is full. Writes are refused (503)
  * while the files differ, each fault is logged once when noticed, and it
- * ends by itself once the files are back or a write commits again.
- * Looked at once a second and before each commit is acknowledged.
+ * ends by itself once the files are back or space has returned. The files
+ * are looked at once a second and before each commit is acknowledged.
  *
  * @internal
  */
@@ -149,15 +149,15 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         runSync(Effect.logInfo(`SQLite store: writes accepted again, the files of "${filename}" are back`))
       }
       changed = problem
-      if (full !== undefined) {
-        const free = freeBytes(folder)
-        if (free !== undefined && free >= full.free + returnedSpaceBytes) endFull("space returned")
-      }
+      if (full !== undefined) roomAgain(false)
     }
 
-    const endFull = (why: string) => {
+    /** Ends a full disk once space has returned (or, after a commit, when there is room: a quota, a passing fault). */
+    const roomAgain = (committed: boolean) => {
+      const free = freeBytes(folder)
+      if (free === undefined || (free < full!.free + returnedSpaceBytes && !(committed && free >= lowSpaceBytes))) return
       full = undefined
-      runSync(Effect.logInfo(`SQLite store: the disk of "${filename}" has room again (${why})`))
+      runSync(Effect.logInfo(`SQLite store: writes accepted again, the disk of "${filename}" has room`))
     }
 
     const changedError = (problem: string) =>
@@ -196,7 +196,7 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         runSync(Effect.logError(`SQLite store: writes fail until space returns: the disk of "${filename}" is full (${code})`))
       },
       committed: () => {
-        if (full !== undefined) endFull("a write committed")
+        if (full !== undefined) roomAgain(true)
       }
     }
   })

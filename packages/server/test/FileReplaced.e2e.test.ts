@@ -1,0 +1,119 @@
+/**
+ * The files of a served SQLite database moved away, replaced or deleted
+ * while the server runs: writes get 503 with `Retry-After` and an `Error`
+ * body (nothing is acknowledged into a file the next start would not
+ * open), reads keep answering from the files opened, the fault is logged
+ * once, writes are accepted again once the file is back, and nothing
+ * acknowledged is missing after a restart. An unwritable `-shm` file stops
+ * the start with one line. `chattr` needs root and ext4-like /tmp.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import type { Serving } from "./support/CliProcess.js"
+import { runCli, startServe } from "./support/CliProcess.js"
+import { createPet, env, eventually, expectUnavailable, get, logged, names, stop } from "./support/storeFaults.js"
+
+const refusedLog = "SQLite store: writes refused until the file is restored or the server restarts"
+const acceptedLog = "SQLite store: writes accepted again"
+
+const withFolder = async (f: (filename: string) => Promise<void>) => {
+  const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-replaced-"))
+  try {
+    await f(Path.join(folder, "animal-store.db"))
+  } finally {
+    Fs.rmSync(folder, { recursive: true, force: true })
+  }
+}
+
+/** Creates animals on `serving`, the names of those acknowledged (201) kept in `acknowledged`. */
+const creating = (acknowledged: Array<string>) => async (serving: Serving, name: string) => {
+  const response = await createPet(serving, name)
+  if (response.status === 201) acknowledged.push(name)
+  return response
+}
+
+describe("the files of a served SQLite database changed under it", () => {
+  it("refuses writes while the file is moved away or replaced, keeps reads, recovers once it is back, loses nothing", () =>
+    withFolder(async (filename) => {
+      const store = `sqlite:${filename}`
+      const acknowledged: Array<string> = []
+      const create = creating(acknowledged)
+      let serving = await startServe(["--store", store], env)
+      try {
+        expect((await create(serving, "Rex")).status).toBe(201)
+
+        // Moved away, then back.
+        Fs.renameSync(filename, `${filename}.moved`)
+        await expectUnavailable(await create(serving, "Tom"))
+        await expectUnavailable(await create(serving, "Kit"))
+        expect(await names(serving)).toEqual(["Rex"])
+        expect((await get(serving, "/v1/pets/1")).status).toBe(200)
+        expect(logged(serving, "ERROR", refusedLog)).toHaveLength(1)
+        Fs.renameSync(`${filename}.moved`, filename)
+        expect((await create(serving, "Max")).status).toBe(201)
+        expect(logged(serving, "INFO", acceptedLog)).toHaveLength(1)
+
+        // Replaced by a copy of itself (another file), then the original put back.
+        Fs.linkSync(filename, `${filename}.kept`)
+        Fs.copyFileSync(filename, `${filename}.copy`)
+        Fs.renameSync(`${filename}.copy`, filename)
+        await expectUnavailable(await create(serving, "Bob"))
+        expect(await names(serving)).toEqual(["Rex", "Max"])
+        // Noticed without writes too, once a second.
+        Fs.renameSync(`${filename}.kept`, filename)
+        expect(await eventually(() => logged(serving, "INFO", acceptedLog).length === 2)).toBe(true)
+        expect((await create(serving, "Sam")).status).toBe(201)
+        expect(logged(serving, "ERROR", refusedLog)).toHaveLength(2)
+
+        expect(await stop(serving)).toBe(0)
+        serving = await startServe(["--store", store], env)
+        expect(await names(serving)).toEqual(acknowledged)
+        expect(acknowledged).toEqual(["Rex", "Max", "Sam"])
+      } finally {
+        await stop(serving)
+      }
+    }), 60_000)
+
+  it("refuses writes once the WAL or the database file is deleted, and acknowledges nothing until a restart", () =>
+    withFolder(async (filename) => {
+      const store = `sqlite:${filename}`
+      let serving = await startServe(["--store", store], env)
+      try {
+        expect((await createPet(serving, "Rex")).status).toBe(201)
+        Fs.rmSync(`${filename}-wal`)
+        await expectUnavailable(await createPet(serving, "Tom"))
+        expect(await names(serving)).toEqual(["Rex"])
+        Fs.rmSync(filename)
+        await expectUnavailable(await createPet(serving, "Kit"))
+        expect(logged(serving, "ERROR", refusedLog)).toHaveLength(1)
+        expect(logged(serving, "ERROR", refusedLog)[0]).toContain("WAL file")
+
+        expect(await stop(serving)).toBe(0)
+        serving = await startServe(["--store", store], env)
+        expect(await names(serving)).not.toContain("Tom")
+        expect((await createPet(serving, "Max")).status).toBe(201)
+      } finally {
+        await stop(serving)
+      }
+    }), 60_000)
+
+  it("stops the start with one line and exit 1 when the -shm file cannot be written", () =>
+    withFolder(async (filename) => {
+      const shm = `${filename}-shm`
+      Fs.writeFileSync(shm, Buffer.alloc(32 * 1024))
+      ChildProcess.execFileSync("chattr", ["+i", shm], { stdio: "pipe" })
+      try {
+        const finished = await runCli(["serve", "--port", "0", "--store", `sqlite:${filename}`], env)
+        expect(finished.code).toBe(1)
+        const lines = finished.stderr.trim().split("\n")
+        expect(lines).toHaveLength(1)
+        expect(lines[0]).toContain(`"${shm}"`)
+        expect(lines[0]).toContain("cannot be written")
+      } finally {
+        ChildProcess.execFileSync("chattr", ["-i", shm], { stdio: "pipe" })
+      }
+    }), 30_000)
+})
