@@ -122,6 +122,10 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
     /** While the disk is full: the free space when it was found full. */
     let full: { readonly free: number } | undefined
 
+    /** Whether the `-shm` file was made immutable: looked at once a second, and by `check`. */
+    let shmUnwritable = false
+
+    /** What is wrong with the database file or its WAL now. */
     const look = (): string | undefined => {
       try {
         if (database === undefined || !same(database, identityAt(filename))) {
@@ -132,17 +136,15 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         else if (!same(wal, now)) {
           return `the WAL file "${walPath}" is no longer the file the store opened (deleted, replaced or moved)`
         }
-        if (isImmutable(`${filename}-shm`)) {
-          return `the shared-memory file "${filename}-shm" was made unwritable`
-        }
         return undefined
       } catch (error) {
         return `the files of the database "${filename}" cannot be looked at (${(error as NodeJS.ErrnoException).code})`
       }
     }
 
-    const refresh = (): void => {
-      const problem = look()
+    const refresh = (shm: boolean): void => {
+      if (shm) shmUnwritable = isImmutable(`${filename}-shm`)
+      const problem = look() ?? (shmUnwritable ? `the shared-memory file "${filename}-shm" was made unwritable` : undefined)
       if (problem !== undefined && changed === undefined) {
         runSync(Effect.logError(`SQLite store: writes refused until the file is restored or the server restarts: ${problem}`))
       } else if (problem === undefined && changed !== undefined) {
@@ -167,13 +169,13 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         cause: new FilesChanged(problem)
       })
 
-    const timer = setInterval(refresh, intervalMillis)
+    const timer = setInterval(() => refresh(true), intervalMillis)
     timer.unref()
     yield* Effect.addFinalizer(() => Effect.sync(() => clearInterval(timer)))
 
     return {
       check: Effect.suspend(() => {
-        refresh()
+        refresh(true)
         if (changed !== undefined) return Effect.fail(changedError(changed))
         if (full !== undefined) {
           return Effect.fail(
@@ -183,7 +185,7 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         return Effect.void
       }),
       beforeCommit: () => {
-        refresh()
+        refresh(false)
         return changed === undefined ? undefined : changedError(changed)
       },
       failed: (error) => {

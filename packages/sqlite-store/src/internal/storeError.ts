@@ -22,8 +22,9 @@ export const classifier = SqlStoreError.make({
       hint: "another connection held the database locked for longer than the busy timeout"
     },
     { code: /^SQLITE_CANTOPEN|^SQLITE_(PERM|AUTH)$/, reason: "Unavailable", hint: "the database file cannot be opened" },
+    { code: /^SQLITE_FULL$/, reason: "Unavailable", hint: "the disk holding the database is full" },
     {
-      code: /^SQLITE_IOERR|^SQLITE_FULL$/,
+      code: /^SQLITE_IOERR/,
       reason: "Unavailable",
       hint: "the database file could not be read or written (I/O error or full disk)"
     },
