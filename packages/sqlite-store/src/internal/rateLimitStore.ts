@@ -108,7 +108,9 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
               ),
             onEnd
           ).pipe(
-            Effect.tap(() => unwritten.size > 0 && unwritten.clear()),
+            Effect.tap(() => {
+              if (unwritten.size > 0) unwritten.clear()
+            }),
             Effect.catchIf((error) => !inTransaction && FileGuard.isWriteFault(error), () => countUnwritten(subject, f))
           ))
     }
