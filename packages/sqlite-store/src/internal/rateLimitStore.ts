@@ -5,7 +5,7 @@
  * every request exactly once, and two calls of one transaction count in the
  * order they came. The states this connection wrote are kept
  * (`knownStates.ts`), so the row is read only when another connection may
- * have changed it.
+ * have changed it. `get` reads the row, outside any transaction.
  *
  * @internal
  */
@@ -87,7 +87,10 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
                 }
               ),
             onEnd
-          ))
+          )),
+      get: (subject) =>
+        database.read("Reading a rate-limit state", (connection) =>
+          Effect.map(values<StateRow>(connection, selectSql, subject), (rows) => toState(rows[0])))
     }
   }
 )
