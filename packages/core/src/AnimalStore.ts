@@ -13,6 +13,7 @@ import type { ApiKeyStore } from "./ApiKeyStore.js"
 import type { IdempotencyStore } from "./IdempotencyStore.js"
 import * as DeprecationPolicy from "./DeprecationPolicy.js"
 import * as GuardedPetOperations from "./GuardedPetOperations.js"
+import * as KeyAdministration from "./KeyAdministration.js"
 import type { CursorSecret, PetPage } from "./ListPetsQuery.js"
 import type { Pet, PetStatus } from "./Pet.js"
 import * as PetOperations from "./PetOperations.js"
@@ -54,6 +55,7 @@ export type Services =
   | PetOperations.PetOperations
   | GuardedPetOperations.GuardedPetOperations
   | ApiKeyAuth.ApiKeyAuth
+  | KeyAdministration.KeyAdministration
   | PlanRateLimiter.PlanRateLimiter
   | DeprecationPolicy.DeprecationPolicy
 
@@ -70,6 +72,7 @@ export const layer: Layer.Layer<Services, never, RequiredPorts | AccessConfig.Ac
     Layer.provideMerge(Layer.mergeAll(
       PetOperations.layer,
       ApiKeyAuth.layer,
+      KeyAdministration.layer,
       PlanRateLimiter.layer,
       DeprecationPolicy.layer
     ))

@@ -25,8 +25,8 @@ import {
 import { decodeInput, invalidRequest } from "./internal/decode.js"
 
 /**
- * What to issue: a plan, with limits when it is `enterprise`, and the
- * environment (the served one when absent).
+ * What to issue: a plan, with limits when it is `enterprise` (per day at
+ * least per minute), and the environment (the served one when absent).
  *
  * @since 1.0.0
  * @category models
@@ -97,6 +97,8 @@ const resolveOptions = (options: IssueOptions, served: Environment): Effect.Effe
     plan === "enterprise"
       ? limits === undefined
         ? invalid("key options", "limits", "are required for an enterprise key (per minute and per day)")
+        : limits.perDay < limits.perMinute
+        ? invalid("key options", "limits.perDay", `must be at least limits.perMinute (${limits.perMinute})`)
         : Effect.succeed({ plan, limits, environment: environment ?? served })
       : limits !== undefined
       ? invalid("key options", "limits", `are set only for enterprise keys; a ${plan} key has its plan's limits`)

@@ -1,7 +1,8 @@
 /**
- * The storage port for rate-limit counters and bans. Its one operation
- * reads and replaces the state of one subject atomically, so every process
- * sharing a store agrees; the rules themselves live in `PlanRateLimiter`.
+ * The storage port for rate-limit counters and bans. `modify` reads and
+ * replaces the state of one subject atomically, so every process sharing a
+ * store agrees; `get` reads it for operators. The rules themselves live in
+ * `PlanRateLimiter`.
  *
  * @since 1.0.0
  */
@@ -44,6 +45,8 @@ export interface RateLimitStoreService {
     subject: string,
     f: (state: RateLimitState | undefined) => readonly [A, RateLimitState]
   ) => Effect.Effect<A, StoreError>
+  /** The subject's stored state (`undefined` when it has none), read without writing anything. */
+  readonly get: (subject: string) => Effect.Effect<RateLimitState | undefined, StoreError>
 }
 
 /**

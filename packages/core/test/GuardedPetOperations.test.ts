@@ -221,12 +221,12 @@ describe("GuardedPetOperations", () => {
       expect(keysDownKeyless.meta).toEqual({ rateLimit: undefined, deprecation: undefined })
 
       const limitsDown = yield* failure(undefined, { credential: undefined, clientAddress: "a" }).pipe(
-        Effect.provide(guardedLayer({}, { limits: Layer.succeed(RateLimitStore, { modify: () => Effect.fail(storeError) }) }))
+        Effect.provide(guardedLayer({}, { limits: Layer.succeed(RateLimitStore, { modify: () => Effect.fail(storeError), get: () => Effect.fail(storeError) }) }))
       )
       expect(limitsDown.error).toBe(storeError)
       expect(limitsDown.meta).toEqual({ rateLimit: undefined, deprecation: undefined })
       const limitsDownOnGetPet = yield* failure("getPet", { credential: undefined, clientAddress: "a" }).pipe(
-        Effect.provide(guardedLayer({}, { limits: Layer.succeed(RateLimitStore, { modify: () => Effect.fail(storeError) }) }))
+        Effect.provide(guardedLayer({}, { limits: Layer.succeed(RateLimitStore, { modify: () => Effect.fail(storeError), get: () => Effect.fail(storeError) }) }))
       )
       expect(limitsDownOnGetPet.error).toBe(storeError)
       expect(limitsDownOnGetPet.meta).toEqual({ rateLimit: undefined, deprecation: getPetDeprecation })

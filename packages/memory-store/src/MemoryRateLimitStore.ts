@@ -20,7 +20,8 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService> = Effect.
         const [result, next] = f(states.get(subject))
         states.set(subject, next)
         return result
-      })
+      }),
+    get: (subject) => Effect.sync(() => states.get(subject))
   }
 })
 

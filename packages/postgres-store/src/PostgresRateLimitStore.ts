@@ -8,10 +8,12 @@
  * database, waits for the lock and then reads what this one wrote: every
  * request is counted exactly once and no process accepts more than the limit
  * together with the others. Different subjects do not wait for each other.
+ * `get` reads a subject's row without locking it.
  *
  * @since 1.0.0
  */
 import { RateLimitStore } from "@animal-store/core"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import { escapeLiteral } from "pg"
 import { mapStoreError } from "./internal/storeError.js"
@@ -88,7 +90,16 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Po
             // Never hand the connection back to the pool inside a transaction.
             Effect.onError(() => Effect.ignore(connection.executeUnprepared("ROLLBACK", [], undefined))),
             Effect.uninterruptible
-          ))).pipe(mapStoreError("Counting a request"))
+          ))).pipe(mapStoreError("Counting a request")),
+      get: (subject) =>
+        (sql.unsafe(
+          `SELECT minute_start, minute_count, day_start, day_count, refused_count, banned_until
+          FROM ${limits} WHERE subject = $1`,
+          [subject]
+        ).values as unknown as Effect.Effect<ReadonlyArray<StateRow>, SqlError>).pipe(
+          Effect.map((rows) => toState(rows[0])),
+          mapStoreError("Reading a rate-limit state")
+        )
     }
   })
 

@@ -21,6 +21,20 @@ const withServers = async <A>(count: number, store: string, env: Record<string, 
 }
 
 describe.sequential("servers on one PostgreSQL database", () => {
+  it("keys commands refuse a database the store was never opened on, creating nothing", async () => {
+    const store = await cluster().createDatabase()
+    const refused = await runCli(["keys", "list", "--store", store])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr.trim()).toMatch(/^animal-store: no store in the database of postgres:\/\/\S+ \(commands on an existing store never create one/)
+    expect(refused.stderr).not.toContain(cluster().password)
+    const tables = await cluster().query<{ n: string }>(
+      "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'public'",
+      [],
+      new URL(store).pathname.slice(1)
+    )
+    expect(Number(tables[0]!.n)).toBe(0)
+  })
+
   it("three processes started at once migrate once; a fresh free key accepts exactly 60 of 100 requests spread over them; a ban started on one holds on the others", async () => {
     const store = await cluster().createDatabase()
     await withServers(3, store, {}, async (servers) => {
@@ -76,6 +90,8 @@ describe.sequential("servers on one PostgreSQL database", () => {
       const listed = await runCli(["keys", "list", "--store", store])
       expect(listed.code).toBe(0)
       expect(listed.stdout.split("\n").filter((line) => line.includes(" free ")).length).toBe(2)
+      // the ban and the day's count, read from the shared database
+      expect(listed.stdout.split("\n").find((line) => line.includes(second.slice(0, 12)))).toMatch(/banned until \S+\s+\d+\/min 60\/day/)
       const id = listed.stdout.split("\n").find((line) => line.includes(`${second.slice(0, 12)}`))?.split(/\s+/)[0]
       expect((await runCli(["keys", "revoke", id!, "--store", store])).code).toBe(0)
       for (const server of servers) expect((await request(server.origin, "/v1/pets", { key: second })).status).toBe(401)

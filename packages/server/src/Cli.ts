@@ -263,7 +263,7 @@ const refusal = (error: ValidationError.ValidationError, argv: ReadonlyArray<str
   if (ValidationError.isCommandMismatch(error)) {
     const flag = argv.findIndex((arg) => arg.startsWith("-"))
     const words = (flag === -1 ? argv : argv.slice(0, Math.max(1, flag))).join(" ")
-    return `unknown command "${words}" (serve, keys create, keys list or keys revoke); see --help`
+    return `unknown command "${words}" (serve, keys create, keys list, keys show, keys revoke or keys unban); see --help`
   }
   return plainText(error.error).split("\n").find((line) => line.trim() !== "")?.trim() ??
     "invalid command line; see --help"

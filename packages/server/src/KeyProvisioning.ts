@@ -1,7 +1,7 @@
 /**
  * Keys provisioned at start from `ANIMAL_STORE_API_KEYS`, for development and
  * tests: a comma-separated list of `<key>:<plan>` or
- * `<key>:enterprise:<perMinute>:<perDay>`. A key is `ask_live_` (production)
+ * `<key>:enterprise:<perMinute>:<perDay>` (perDay at least perMinute). A key is `ask_live_` (production)
  * or `ask_test_` (staging) followed by at least 16 of `[A-Za-z0-9_-]`; a key
  * of the other environment, an unknown plan or a malformed entry is refused
  * with a message that never shows the key.
@@ -69,6 +69,7 @@ const parseEntry = (text: string, position: number): Either.Either<Entry, Provis
     if (perMinute === undefined || perDay === undefined || !positiveInteger.test(perMinute) || !positiveInteger.test(perDay)) {
       return fail("an enterprise key needs positive integer limits: <key>:enterprise:<perMinute>:<perDay>")
     }
+    if (Number(perDay) < Number(perMinute)) return fail(`an enterprise key's perDay must be at least its perMinute (${perMinute})`)
     return Either.right({
       secret: Redacted.make(secret),
       options: { plan, limits: { perMinute: Number(perMinute), perDay: Number(perDay) } }

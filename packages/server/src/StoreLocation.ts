@@ -9,13 +9,15 @@
  *
  * @since 1.0.0
  */
-import type { AnimalStore, StoreError } from "@animal-store/core"
+import type { AnimalStore } from "@animal-store/core"
+import { StoreError } from "@animal-store/core"
 import { MemoryStore } from "@animal-store/memory-store"
 import * as PostgresUrl from "@animal-store/postgres-store/PostgresUrl"
 import * as StoreUrl from "@animal-store/sql-store/StoreUrl"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import type { Layer } from "effect"
-import { Either } from "effect"
+import { Data, Effect, Either, Redacted } from "effect"
+import * as Fs from "node:fs"
 
 /**
  * @since 1.0.0
@@ -78,3 +80,55 @@ export const format = (location: StoreLocation): string => stores.format(locatio
  */
 export const layer = (location: StoreLocation): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
   stores.layer(location)
+
+/**
+ * A store that a command acting on an existing store cannot use: `memory`, or
+ * a store that does not exist yet.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class StoreMissing extends Data.TaggedError("StoreMissing")<{ readonly message: string }> {}
+
+const notCreated = "commands on an existing store never create one; `animal-store serve` does"
+
+/**
+ * Succeeds when `location` is a lasting store that exists, without creating
+ * anything: a SQLite file that is there, a PostgreSQL database the store has
+ * already been opened on (its migrations table is there). `memory` is
+ * refused: it holds nothing outside the process that opened it.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const checkExists = (location: StoreLocation): Effect.Effect<void, StoreMissing | StoreError.StoreError> => {
+  switch (location._tag) {
+    case "Memory":
+      return Effect.fail(
+        new StoreMissing({
+          message: "the memory store holds nothing outside a running server: use --store sqlite:<path> or postgres://..."
+        })
+      )
+    case "Sqlite":
+      return Effect.suspend(() => {
+        const stat = Fs.statSync(location.filename, { throwIfNoEntry: false })
+        return stat === undefined
+          ? Effect.fail(new StoreMissing({ message: `no store at ${format(location)} (${notCreated})` }))
+          : stat.isFile()
+          ? Effect.void
+          : Effect.fail(new StoreMissing({ message: `${format(location)} is not a file` }))
+      })
+    case "Postgres":
+      return Effect.scoped(Effect.gen(function*() {
+        const { PostgresMigrations, PostgresStore } = yield* Effect.promise(() => import("@animal-store/postgres-store"))
+        const client = yield* PostgresStore.makeClient({ url: Redacted.value(location.url), maxConnections: 1 })
+        const rows = yield* client.unsafe<{ readonly found: string | null }>(
+          "SELECT to_regclass($1)::text AS found",
+          [`public.${PostgresMigrations.table}`]
+        ).pipe(Effect.mapError((error) => new StoreError.StoreError({ reason: "Unavailable", message: error.message })))
+        if (rows[0]?.found == null) {
+          return yield* new StoreMissing({ message: `no store in the database of ${format(location)} (${notCreated})` })
+        }
+      }))
+  }
+}

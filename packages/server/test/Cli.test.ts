@@ -2,14 +2,18 @@ import * as CliConfig from "@effect/cli/CliConfig"
 import * as Options from "@effect/cli/Options"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import { Console, Effect, Either, Option, Redacted } from "effect"
+import { PlanRateLimiter } from "@animal-store/core"
+import { Console, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Cli from "../src/Cli.js"
-import type * as StandaloneServer from "../src/StandaloneServer.js"
+import * as StandaloneServer from "../src/StandaloneServer.js"
 import * as StoreLocation from "../src/StoreLocation.js"
 import { temporaryDatabase } from "./support/temporaryDatabase.js"
+
+/** Creates the SQLite store at `filename`, as `serve` does. */
+const createStore = (filename: string) => Effect.scoped(Layer.build(StoreLocation.layer({ _tag: "Sqlite", filename })))
 
 /** `serve`'s options as the command line reads them from `argv` over `env`. */
 const parseServe = (argv: ReadonlyArray<string>, env: Cli.Env = {}) =>
@@ -184,7 +188,7 @@ describe("animal-store serve options", () => {
     expect(await failure(["serve", "extra"])).toBe("Received unknown argument: 'extra'")
     expect(await failure(["launch"])).toMatch(/^unknown command "launch"/)
     const secret = "ask_live_secretsecretsecret00"
-    for (const keys of [`${secret}:gold`, `${secret}`, `${secret}:enterprise:5`, `${secret}:pro:5:5`]) {
+    for (const keys of [`${secret}:gold`, `${secret}`, `${secret}:enterprise:5`, `${secret}:pro:5:5`, `${secret}:enterprise:10:5`]) {
       const message = await failure(["serve"], { ANIMAL_STORE_API_KEYS: keys })
       expect(message).toMatch(/^ANIMAL_STORE_API_KEYS entry 1: /)
       expect(message).not.toContain(secret)
@@ -197,6 +201,11 @@ describe("animal-store keys", () => {
     expect(await failure(["keys", "create"])).toContain("'--plan'")
     expect(await failure(["keys", "create", "--plan", "gold"])).toMatch(/^--plan: expected free/)
     expect(await failure(["keys", "create", "--plan", "enterprise", "--per-minute", "5"])).toMatch(/go together/)
+    expect(await failure(["keys", "create", "--plan", "enterprise", "--per-minute", "10", "--per-day", "5"]))
+      .toBe("--per-day: must be at least --per-minute (10)")
+    for (const command of ["show", "unban"]) {
+      expect(await failure(["keys", command])).toContain("<id>")
+    }
     expect(await failure(["keys", "revoke"])).toContain("<id>")
     expect(await failure(["keys", "revoke", "key_1", "key_2"])).toContain("'key_2'")
     expect(await failure(["keys", "rotate"])).toMatch(/^unknown command "keys rotate"/)
@@ -207,10 +216,10 @@ describe("animal-store keys", () => {
       const { err, out, result } = await Effect.runPromise(run(argv))
       expect(result._tag).toBe("Right")
       expect(err).toEqual([])
-      expect(out.join("\n")).toMatch(/COMMANDS[^]*- serve [^]*- keys create [^]*- keys list [^]*- keys revoke /)
+      expect(out.join("\n")).toMatch(/COMMANDS[^]*- serve [^]*- keys create [^]*- keys list [^]*- keys show [^]*- keys revoke [^]*- keys unban /)
     }
     for (const argv of [["keys"], ["keys", "-h"], ["help", "keys"]]) {
-      expect((await Effect.runPromise(run(argv))).out.join("\n")).toMatch(/COMMANDS[^]*- create [^]*- list [^]*- revoke /)
+      expect((await Effect.runPromise(run(argv))).out.join("\n")).toMatch(/COMMANDS[^]*- create [^]*- list [^]*- show [^]*- revoke [^]*- unban /)
     }
     const packageJson = JSON.parse(
       Fs.readFileSync(Path.join(Path.dirname(fileURLToPath(import.meta.url)), "../package.json"), "utf8")
@@ -225,6 +234,7 @@ describe("animal-store keys, run in-process", () => {
     Effect.gen(function*() {
       const filename = yield* temporaryDatabase
       const store = ["--store", `sqlite:${filename}`]
+      yield* createStore(filename)
 
       const created = yield* run(["keys", "create", "--plan", "pro", "--env", "staging", ...store])
       expect(created.result._tag).toBe("Right")
@@ -234,7 +244,7 @@ describe("animal-store keys, run in-process", () => {
       const id = /Created key (\S+) \(pro, staging\)/.exec(created.err[0]!)![1]!
 
       const listed = yield* run(["keys", "list", ...store])
-      expect(listed.out.join("\n")).toMatch(new RegExp(`${id}\\s+ask_test_\\S+\\.\\.\\.\\s+pro\\s+300/min 10000/day\\s+staging\\s+active`))
+      expect(listed.out.join("\n")).toMatch(new RegExp(`${id}\\s+ask_test_\\S+\\.\\.\\.\\s+pro\\s+300/min 10000/day\\s+staging\\s+active\\s+0/min 0/day`))
       expect(listed.out.join("\n")).not.toContain(secret)
 
       // The store from ANIMAL_STORE_STORE; a flag-only value (--per-minute) is never read from the environment.
@@ -249,7 +259,7 @@ describe("animal-store keys, run in-process", () => {
       expect(all).toMatch(/free\s+60\/min 1000\/day\s+production\s+active/)
 
       expect((yield* run(["keys", "revoke", id, ...store])).out).toEqual([`Revoked key ${id}.`])
-      expect((yield* run(["keys", "list", ...store])).out.join("\n")).toMatch(/pro\s+300\/min 10000\/day\s+staging\s+revoked /)
+      expect((yield* run(["keys", "list", ...store])).out.join("\n")).toMatch(/pro\s+300\/min 10000\/day\s+staging\s+revoked at \d{4}-/)
 
       const missing = yield* run(["keys", "revoke", "key_nope", ...store])
       expect(missing.result._tag).toBe("Left")
@@ -257,6 +267,105 @@ describe("animal-store keys, run in-process", () => {
       const invalid = yield* run(["keys", "create", "--plan", "pro", "--per-minute", "5", "--per-day", "9", ...store])
       expect(invalid.err).toHaveLength(1)
       expect(invalid.err[0]).toMatch(/^animal-store: .*enterprise/)
-      expect((yield* run(["keys", "list", "--store", "memory"])).out).toEqual(["No keys."])
+      for (const command of [["list"], ["create", "--plan", "free"], ["show", id], ["revoke", id], ["unban", id]]) {
+        const memory = yield* run(["keys", ...command, "--store", "memory"])
+        expect(memory.result._tag).toBe("Left")
+        expect(memory.out).toEqual([])
+        expect(memory.err).toEqual([
+          "animal-store: the memory store holds nothing outside a running server: use --store sqlite:<path> or postgres://..."
+        ])
+      }
+    }))
+})
+
+describe("animal-store keys on an operator's questions", () => {
+  it.scoped("refuses a store that does not exist, creating nothing", () =>
+    Effect.gen(function*() {
+      const folder = Path.dirname(yield* temporaryDatabase)
+      const missing = Path.join(folder, "nonexistent", "dir", "x.db")
+      for (const command of [["list"], ["create", "--plan", "pro"], ["show", "key_1"], ["revoke", "key_1"], ["unban", "key_1"]]) {
+        const refused = yield* run(["keys", ...command, "--json", "--store", `sqlite:${missing}`])
+        expect(refused.result._tag).toBe("Left")
+        expect(refused.out).toEqual([])
+        expect(refused.err).toEqual([
+          `animal-store: no store at sqlite:${missing} (commands on an existing store never create one; \`animal-store serve\` does)`
+        ])
+      }
+      expect(Fs.readdirSync(folder)).toEqual([])
+      Fs.mkdirSync(Path.join(folder, "a-folder"))
+      expect((yield* run(["keys", "list", "--store", `sqlite:${Path.join(folder, "a-folder")}`])).err[0]).toMatch(/is not a file$/)
+    }))
+
+  it.scopedLive("shows state, limits and usage; unbans; --json prints one document, with a secret only from create", () =>
+    Effect.gen(function*() {
+      const filename = yield* temporaryDatabase
+      const store = ["--store", `sqlite:${filename}`]
+      yield* createStore(filename)
+      const json = (argv: ReadonlyArray<string>) =>
+        Effect.map(run([...argv, "--json", ...store]), ({ err, out, result }) => {
+          expect(result._tag).toBe("Right")
+          expect(err).toEqual([])
+          expect(out).toHaveLength(1)
+          return JSON.parse(out[0]!)
+        })
+
+      const created = yield* json(["keys", "create", "--plan", "enterprise", "--per-minute", "2", "--per-day", "3"])
+      expect(created.secret).toMatch(/^ask_live_/)
+      const id: string = created.key.id
+      expect(created.key).toEqual({
+        id,
+        prefix: created.secret.slice(0, created.key.prefix.length),
+        plan: "enterprise",
+        limits: { perMinute: 2, perDay: 3 },
+        environment: "production",
+        state: "active",
+        bannedUntil: null,
+        revokedAt: null,
+        createdAt: created.key.createdAt,
+        usage: { minute: 0, day: 0 }
+      })
+
+      // Requests counted by a server on this store (its limiter, banning at the second refusal).
+      const startedAt = Date.now()
+      yield* Effect.gen(function*() {
+        const limiter = yield* PlanRateLimiter.PlanRateLimiter
+        const principal = { keyId: id, plan: "enterprise", limits: { perMinute: 2, perDay: 3 }, environment: "production" } as const
+        const outcomes = []
+        for (let i = 0; i < 4; i++) outcomes.push((yield* limiter.check({ _tag: "Key", principal })).outcome)
+        // within one minute; a minute boundary in between leaves the day's count and the ban as they are
+        expect(outcomes.slice(0, 2)).toEqual(["Accepted", "Accepted"])
+      }).pipe(Effect.provide(StandaloneServer.layerServices({ _tag: "Sqlite", filename }, { banAfter: 1, banSeconds: 600 })))
+
+      const shown = yield* json(["keys", "show", id])
+      expect(shown.usage.day).toBe(2)
+      expect(shown.state).toBe("banned")
+      const bannedUntil = Date.parse(shown.bannedUntil)
+      expect(bannedUntil).toBeGreaterThanOrEqual(startedAt + 600_000)
+      expect(bannedUntil).toBeLessThanOrEqual(Date.now() + 600_000)
+      expect(yield* json(["keys", "list"])).toEqual({ keys: [shown] })
+
+      const text = (yield* run(["keys", "show", id, ...store])).out.join("\n")
+      expect(text).toMatch(new RegExp(`^id +${id}$`, "m"))
+      expect(text).toMatch(/^limits +2\/min 3\/day$/m)
+      expect(text).toContain(`banned until ${shown.bannedUntil}`)
+      expect(text).toMatch(/^usage +\d\/min 2\/day \(this minute, this day\)$/m)
+      expect((yield* run(["keys", "list", ...store])).out.join("\n")).toContain(`banned until ${shown.bannedUntil}`)
+
+      expect((yield* run(["keys", "unban", id, ...store])).out).toEqual([`Lifted the ban of key ${id}.`])
+      const unbanned = yield* json(["keys", "unban", id])
+      expect(unbanned).toEqual({ ...shown, state: "active", bannedUntil: null, usage: unbanned.usage })
+      expect((yield* run(["keys", "unban", id, ...store])).out).toEqual([`Key ${id} is not banned.`])
+
+      const revoked = yield* json(["keys", "revoke", id])
+      expect(revoked.state).toBe("revoked")
+      expect(Date.parse(revoked.revokedAt)).toBeGreaterThanOrEqual(startedAt)
+      for (const command of ["show", "revoke", "unban"]) {
+        const unknown = yield* run(["keys", command, "key_nope", "--json", ...store])
+        expect(unknown.result._tag).toBe("Left")
+        expect(unknown.out).toEqual([])
+        expect(unknown.err).toEqual(["animal-store: no key with id \"key_nope\""])
+      }
+      const listed = (yield* run(["keys", "list", "--json", ...store])).out.join("\n")
+      expect(listed).not.toContain(created.secret)
     }))
 })

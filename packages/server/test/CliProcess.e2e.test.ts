@@ -3,7 +3,13 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { Effect, Layer } from "effect"
+import * as StoreLocation from "../src/StoreLocation.js"
 import { runCli, startServe } from "./support/CliProcess.js"
+
+/** Creates the SQLite store at `filename` (with its folder), as `serve` does. */
+const createStore = (filename: string) =>
+  Effect.runPromise(Effect.scoped(Layer.build(StoreLocation.layer({ _tag: "Sqlite", filename }))))
 
 const temporaryFolder = () => Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-cli-"))
 
@@ -57,9 +63,18 @@ describe.concurrent("the animal-store command", () => {
     Fs.rmSync(folder, { recursive: true, force: true })
   })
 
-  it("issues and lists keys on a SQLite file, showing a secret only when it is issued", async () => {
+  it("issues and lists keys on a SQLite file, showing a secret only when it is issued; never creates a store", async () => {
     const folder = temporaryFolder()
-    const store = ["--store", `sqlite:${Path.join(folder, "data", "keys.db")}`]
+    const filename = Path.join(folder, "data", "keys.db")
+    const store = ["--store", `sqlite:${filename}`]
+    const [missing, memory] = await Promise.all([runCli(["keys", "list", ...store]), runCli(["keys", "create", "--plan", "free", "--store", "memory"])])
+    expectOneLineFailure(missing, /^animal-store: no store at sqlite:.*keys\.db \(commands on an existing store never create one/)
+    expect(missing.stdout).toBe("")
+    expect(Fs.readdirSync(folder)).toEqual([])
+    expectOneLineFailure(memory, /^animal-store: the memory store holds nothing outside a running server/)
+    expect(memory.stdout).toBe("")
+    await createStore(filename)
+
     const created = await runCli(["keys", "create", "--plan", "enterprise", "--per-minute", "5", "--per-day", "50", ...store])
     expect(created.code).toBe(0)
     const secret = created.stdout.trim()
@@ -68,20 +83,41 @@ describe.concurrent("the animal-store command", () => {
     const listed = await runCli(["keys", "list", ...store])
     expect(listed.code).toBe(0)
     expect(listed.stdout).toContain(id)
-    expect(listed.stdout).toMatch(/enterprise\s+5\/min 50\/day\s+production\s+active/)
+    expect(listed.stdout).toMatch(/enterprise\s+5\/min 50\/day\s+production\s+active\s+0\/min 0\/day/)
     expect(listed.stdout).not.toContain(secret)
+    const json = await runCli(["keys", "list", "--json", ...store])
+    expect(json.code).toBe(0)
+    expect(json.stderr).toBe("")
+    expect(JSON.parse(json.stdout)).toEqual({ keys: [expect.objectContaining({ id, state: "active", usage: { minute: 0, day: 0 } })] })
+    const revokeUnknown = await runCli(["keys", "revoke", "key_nope", ...store])
+    expectOneLineFailure(revokeUnknown, /^animal-store: no key with id "key_nope"$/)
     Fs.rmSync(folder, { recursive: true, force: true })
   })
 
-  it("a key revoked by `keys revoke` (another process) is refused by a running server on the next request", async () => {
+  it("a key banned by a running server shows as banned, with its usage; `keys unban` and `keys revoke` (other processes) take effect on the next request", async () => {
     const folder = temporaryFolder()
     const store = ["--store", `sqlite:${Path.join(folder, "data", "animal-store.db")}`]
-    const created = await runCli(["keys", "create", "--plan", "pro", ...store])
-    const secret = created.stdout.trim()
-    const id = /Created key (\S+) /.exec(created.stderr)![1]!
-    const serving = await startServe(store, {})
+    const serving = await startServe([...store, "--ban-after", "1"], {})
+    const created = await runCli(["keys", "create", "--plan", "enterprise", "--per-minute", "1", "--per-day", "5", "--json", ...store])
+    const { key: { id }, secret } = JSON.parse(created.stdout) as { key: { id: string }; secret: string }
     const listPets = () => fetch(`${serving.origin}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } })
+    const codeOf = async (reply: Response) => reply.status === 200 ? "ok" : ((await reply.json()) as { readonly code: string }).code
     expect((await listPets()).status).toBe(200)
+    // refusal 1 is rate_limited, refusal 2 starts the ban (a new minute in between would accept one more)
+    let code = ""
+    for (let i = 0; i < 4 && code !== "api_key_banned"; i++) code = await codeOf(await listPets())
+    expect(code).toBe("api_key_banned")
+    const shown = await runCli(["keys", "show", id, "--json", ...store])
+    expect(shown.code).toBe(0)
+    const view = JSON.parse(shown.stdout) as { state: string; bannedUntil: string; usage: { day: number } }
+    expect(view.state).toBe("banned")
+    expect(Date.parse(view.bannedUntil)).toBeGreaterThan(Date.now() + 800_000)
+    expect(view.usage.day).toBeGreaterThanOrEqual(1)
+    expect((await runCli(["keys", "list", ...store])).stdout).toContain(`banned until ${view.bannedUntil}`)
+
+    expect((await runCli(["keys", "unban", id, ...store])).stdout.trim()).toBe(`Lifted the ban of key ${id}.`)
+    expect(await codeOf(await listPets())).not.toBe("api_key_banned")
+
     expect((await runCli(["keys", "revoke", id, ...store])).code).toBe(0)
     const reply = await listPets()
     expect(reply.status).toBe(401)

@@ -49,7 +49,8 @@ export const countCall = (state: RateLimitState | undefined): readonly [number, 
  * Declares a `describe` block that checks a `RateLimitStore` layer against the
  * contract: `modify` gives `f` the subject's last stored state (`undefined`
  * at first), stores what it returns and answers its result; subjects are
- * independent; states round-trip exactly; and concurrent `modify`s of one
+ * independent; states round-trip exactly; `get` reads the last stored state
+ * (`undefined` when none) and writes nothing; and concurrent `modify`s of one
  * subject are atomic: N fibers consuming one window at once, through the
  * real rate-limit rule, accept exactly the limit.
  *
@@ -75,6 +76,26 @@ export const testRateLimitStore = (name: string, layer: Layer.Layer<RateLimitSto
           }
         }).pipe(Effect.provide(layer)),
       { fastCheck: { numRuns: 25 } }
+    )
+
+    it.effect.prop(
+      "get reads what modify last stored (undefined before), and stores nothing",
+      { states: fc.array(state, { maxLength: 4 }), subject: fc.constantFrom(...subjects) },
+      ({ states, subject }) =>
+        Effect.gen(function*() {
+          const store = yield* RateLimitStore
+          const other = subjects.find((s) => s !== subject)!
+          expect(yield* store.get(subject)).toBeUndefined()
+          for (const next of states) {
+            yield* store.modify(subject, () => [undefined, next] as const)
+            expect(yield* store.get(subject)).toEqual(next)
+          }
+          expect(yield* store.get(other)).toBeUndefined()
+          // a `get` left no state behind: `modify` still sees none for `other`
+          expect(yield* store.modify(other, (current) => [current, states[0] ?? countCall(undefined)[1]] as const))
+            .toBeUndefined()
+        }).pipe(Effect.provide(layer)),
+      { fastCheck: { numRuns: 15 } }
     )
 
     it.effect("subjects are independent", () =>

@@ -19,7 +19,8 @@ export const make: Effect.Effect<RateLimitStoreService> = Effect.map(
       Ref.modify(ref, (states) => {
         const [result, next] = f(states.get(subject))
         return [result, new Map(states).set(subject, next)]
-      })
+      }),
+    get: (subject) => Effect.map(Ref.get(ref), (states) => states.get(subject))
   })
 )
 

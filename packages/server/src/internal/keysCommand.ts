@@ -1,29 +1,48 @@
 /**
- * `animal-store keys create|list|revoke`: keys on the store of `--store`. A
- * new key is printed once (alone on stdout, its details on stderr); secrets never.
+ * `animal-store keys create|list|show|revoke|unban`: keys on the existing
+ * store of `--store`, through core's `KeyAdministration`. A new key is printed
+ * once (alone on stdout, its details on stderr, or in the `--json` document);
+ * secrets never.
  */
-import type { ApiKey } from "@animal-store/core"
-import { AccessConfig, ApiKeyAuth } from "@animal-store/core"
+import type { ApiError, ApiKey, StoreError } from "@animal-store/core"
+import { AccessConfig, KeyAdministration } from "@animal-store/core"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Console, type Context, Effect, Either, Option, Redacted } from "effect"
+import { Console, Effect, Either, Option, Redacted } from "effect"
 import * as KeyProvisioning from "../KeyProvisioning.js"
 import * as StandaloneServer from "../StandaloneServer.js"
-import type * as StoreLocation from "../StoreLocation.js"
+import * as StoreLocation from "../StoreLocation.js"
 import { CliError, refused, serveFlags, setting, store, storeFailure } from "./cliOptions.js"
+import * as KeyView from "./keyView.js"
 import * as Settings from "./settings.js"
 
-/** The services of core on `location`, for a `keys` command; a failure names the store. */
-const withKeys = <A, E extends { readonly message: string }>(
+/**
+ * Runs `use` on the key administration of the existing store at `location`;
+ * a failure is one line (a missing store, an unknown key, refused options,
+ * or the store's own failure, named).
+ */
+const withKeys = <A>(
   location: StoreLocation.StoreLocation,
-  use: (auth: Context.Tag.Service<ApiKeyAuth.ApiKeyAuth>) => Effect.Effect<A, E | CliError>,
+  use: (
+    admin: KeyAdministration.KeyAdministrationService
+  ) => Effect.Effect<A, KeyAdministration.ApiKeyNotFound | ApiError.InvalidRequest | StoreError.StoreError | CliError>,
   environment?: ApiKey.Environment
 ): Effect.Effect<A, CliError> =>
-  Effect.flatMap(ApiKeyAuth.ApiKeyAuth, use).pipe(
-    Effect.provide(StandaloneServer.layerServices(location, environment === undefined ? {} : { environment })),
-    Effect.mapError((error) => error instanceof CliError ? error : storeFailure(location)(error))
+  StoreLocation.checkExists(location).pipe(
+    Effect.zipRight(
+      Effect.flatMap(KeyAdministration.KeyAdministration, use).pipe(
+        Effect.provide(StandaloneServer.layerServices(location, environment === undefined ? {} : { environment }))
+      )
+    ),
+    Effect.mapError((error) =>
+      error._tag === "StoreError" ? storeFailure(location)(error) : new CliError({ message: error.message })
+    )
   )
+
+const json = Options.boolean("json").pipe(Options.withDescription("print one JSON document on stdout"))
+
+const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
 const limit = Settings.integerIn(1, Number.MAX_SAFE_INTEGER)
 
@@ -38,7 +57,9 @@ const limits = Options.all({
   Option.isNone(perMinute) && Option.isNone(perDay)
     ? Either.right(undefined)
     : Option.isSome(perMinute) && Option.isSome(perDay)
-    ? Either.right({ perMinute: perMinute.value, perDay: perDay.value })
+    ? perDay.value < perMinute.value
+      ? Either.left(refused(`--per-day: must be at least --per-minute (${perMinute.value})`))
+      : Either.right({ perMinute: perMinute.value, perDay: perDay.value })
     : Either.left(refused("--per-minute: --per-minute and --per-day go together"))
 ))
 
@@ -59,33 +80,38 @@ const keysCreate = Command.make("create", {
     about: "the key's environment",
     fallback: AccessConfig.defaults.environment,
     decode: Settings.environment
-  }).pipe(Options.optional)
+  }).pipe(Options.optional),
+  json
 }, (options) =>
   withKeys(
     options.store,
-    (auth) =>
-      auth.issue({ plan: options.plan, limits: options.limits, environment: Option.getOrUndefined(options.environment) }).pipe(
-        Effect.catchTag("InvalidRequest", (error) => Effect.fail(new CliError({ message: error.message }))),
-        Effect.tap(({ key, secret }) =>
-          Effect.andThen(
-            Console.log(Redacted.value(secret)),
-            Console.error(
-              `Created key ${key.id} (${key.plan}, ${key.environment}). This is the only time the key is shown.`
+    (admin) =>
+      Effect.flatMap(
+        admin.issue({ plan: options.plan, limits: options.limits, environment: Option.getOrUndefined(options.environment) }),
+        ({ key, secret, status }) =>
+          options.json
+            ? printJson({ key: KeyView.viewOf(status), secret: Redacted.value(secret) })
+            : Effect.andThen(
+              Console.log(Redacted.value(secret)),
+              Console.error(
+                `Created key ${key.id} (${key.plan}, ${key.environment}). This is the only time the key is shown.`
+              )
             )
-          )
-        )
       ),
     Option.getOrUndefined(options.environment)
   )).pipe(Command.withDescription("Issue a key and print it, this once"))
 
-const describeKey = (key: ApiKey.ApiKey): ReadonlyArray<string> => [
-  key.id,
-  `${key.prefix}...`,
-  key.plan,
-  `${key.limits.perMinute}/min ${key.limits.perDay}/day`,
-  key.environment,
-  Option.isSome(key.revokedAt) ? `revoked ${key.revokedAt.value.toISOString()}` : "active",
-  key.createdAt.toISOString()
+const usageText = (usage: KeyView.KeyView["usage"]): string => `${usage.minute}/min ${usage.day}/day`
+
+const row = (view: KeyView.KeyView): ReadonlyArray<string> => [
+  view.id,
+  `${view.prefix}...`,
+  view.plan,
+  KeyView.limitsText(view.limits),
+  view.environment,
+  KeyView.stateText(view),
+  usageText(view.usage),
+  view.createdAt
 ]
 
 const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
@@ -95,27 +121,59 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
   )
 }
 
-const keysList = Command.make("list", { store }, ({ store }) =>
-  withKeys(store, (auth) =>
-    Effect.flatMap(auth.list, (keys) =>
-      Console.log(
-        keys.length === 0
-          ? "No keys."
-          : table(["ID", "PREFIX", "PLAN", "LIMITS", "ENVIRONMENT", "STATE", "CREATED"], keys.map(describeKey))
-      )))).pipe(Command.withDescription("List the keys (never their secrets)"))
+const keysList = Command.make("list", { store, json }, ({ json, store }) =>
+  withKeys(store, (admin) =>
+    Effect.flatMap(admin.list, (statuses) => {
+      const views = statuses.map(KeyView.viewOf)
+      return json
+        ? printJson({ keys: views })
+        : Console.log(
+          views.length === 0
+            ? "No keys."
+            : table(["ID", "PREFIX", "PLAN", "LIMITS", "ENVIRONMENT", "STATE", "USAGE", "CREATED"], views.map(row))
+        )
+    }))).pipe(
+    Command.withDescription("List the keys (never their secrets): state, plan, limits, this minute's and this day's usage")
+  )
 
-const keysRevoke = Command.make("revoke", { store, id: Args.text({ name: "id" }) }, ({ id, store }) =>
-  withKeys(store, (auth) =>
-    Effect.flatMap(
-      auth.revoke(id),
-      Option.match({
-        onNone: () => Effect.fail(new CliError({ message: `no key with id "${id}"` })),
-        onSome: (key) => Console.log(`Revoked key ${key.id}.`)
-      })
-    ))).pipe(Command.withDescription("Revoke a key"))
+const id = Args.text({ name: "id" })
+
+const details = (view: KeyView.KeyView): string =>
+  table(["id", view.id], [
+    ["prefix", `${view.prefix}...`],
+    ["plan", view.plan],
+    ["limits", KeyView.limitsText(view.limits)],
+    ["environment", view.environment],
+    ["state", KeyView.stateText(view)],
+    ["usage", `${usageText(view.usage)} (this minute, this day)`],
+    ["created", view.createdAt]
+  ])
+
+const keysShow = Command.make("show", { store, id, json }, ({ id, json, store }) =>
+  withKeys(store, (admin) =>
+    Effect.flatMap(admin.show(id), (status) => {
+      const view = KeyView.viewOf(status)
+      return json ? printJson(view) : Console.log(details(view))
+    }))).pipe(Command.withDescription("Show a key: state, plan, limits, this minute's and this day's usage"))
+
+const keysRevoke = Command.make("revoke", { store, id, json }, ({ id, json, store }) =>
+  withKeys(store, (admin) =>
+    Effect.flatMap(admin.revoke(id), (status) =>
+      json ? printJson(KeyView.viewOf(status)) : Console.log(`Revoked key ${status.key.id}.`)))).pipe(
+    Command.withDescription("Revoke a key")
+  )
+
+const keysUnban = Command.make("unban", { store, id, json }, ({ id, json, store }) =>
+  withKeys(store, (admin) =>
+    Effect.flatMap(admin.unban(id), ({ lifted, status }) =>
+      json
+        ? printJson(KeyView.viewOf(status))
+        : Console.log(lifted ? `Lifted the ban of key ${status.key.id}.` : `Key ${status.key.id} is not banned.`)))).pipe(
+    Command.withDescription("Lift a key's ban")
+  )
 
 /** `keys` and its commands. */
 export const command = Command.make("keys").pipe(
   Command.withDescription("Manage the keys of a store"),
-  Command.withSubcommands([keysCreate, keysList, keysRevoke])
+  Command.withSubcommands([keysCreate, keysList, keysShow, keysRevoke, keysUnban])
 )

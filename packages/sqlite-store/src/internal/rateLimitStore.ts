@@ -8,6 +8,7 @@
  * have changed it. While writes fail with a fault of the files (`fileGuard.ts`),
  * requests are counted in memory from the stored state, so reads keep
  * working; those counts are dropped once a write works again.
+ * `get` reads the row, outside any transaction.
  *
  * @internal
  */
@@ -112,7 +113,10 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
               if (unwritten.size > 0) unwritten.clear()
             }),
             Effect.catchIf((error) => !inTransaction && FileGuard.isWriteFault(error), () => countUnwritten(subject, f))
-          ))
+          )),
+      get: (subject) =>
+        database.read("Reading a rate-limit state", (connection) =>
+          Effect.map(values<StateRow>(connection, selectSql, subject), (rows) => toState(rows[0])))
     }
   }
 )
