@@ -254,7 +254,7 @@ export const makeHandlers = (
         client: client.clientAddress,
         keyId
       }
-      if (observe !== undefined) observe({ ...entry, ...RequestObserver.routeOf(matched, served.path), meta, error })
+      if (observe !== undefined) observe({ ...entry, ...RequestObserver.routeOf(matched, served.path), meta, response: stamped, error })
       if (accessLog === false) return Exit.succeed(stamped)
       if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
       accessLog(entry, served.fiberId, new Date(finished))

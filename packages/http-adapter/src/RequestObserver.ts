@@ -8,6 +8,7 @@
  */
 import type { ApiError, GuardedPetOperations, StoreError } from "@animal-store/core"
 import type * as AccessLog from "./AccessLog.js"
+import type * as HttpExchange from "./HttpExchange.js"
 import * as Routes from "./Routes.js"
 
 /**
@@ -25,6 +26,8 @@ export interface Observation extends AccessLog.Entry {
   readonly route: string | undefined
   /** The rate-limit decision, deprecation and replay of the response. */
   readonly meta: GuardedPetOperations.ResponseMeta
+  /** The response as sent, headers included (`Idempotent-Replayed`, `X-Request-Id`). */
+  readonly response: HttpExchange.Response
   /** The failure the request was answered with, when core refused or failed it. */
   readonly error: ApiError.ApiError | StoreError.StoreError | undefined
 }

@@ -71,7 +71,7 @@ export const make = () => {
       children.set(key, child)
     }
     child.observe(observation.durationMs / 1000)
-    if (observation.meta.idempotentReplayed === true) replays.inc()
+    if (observation.response.headers["idempotent-replayed"] === "true") replays.inc()
     if (observation.error?._tag === "StoreError") storeErrors.inc({ reason: observation.error.reason })
   }
   return { registry, observe }
