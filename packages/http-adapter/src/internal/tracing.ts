@@ -44,6 +44,6 @@ export const withServerSpan = <E, R>(
     Effect.tap(Effect.withParentSpan(handle(request), span), (response) => {
       span.attribute("http.response.status_code", response.status)
       const requestId = requestIdOf(request, response)
-      if (requestId !== undefined) span.attribute("http.request.header.x-request-id", [requestId])
+      if (requestId !== undefined) span.attribute("http.request.header.x-request-id", requestId)
     }))
 }
