@@ -29,7 +29,7 @@ import type { ApiError, ApiKey, GuardedPetOperations as Guarded, PetOperations, 
 import { GuardedPetOperations } from "@animal-store/core"
 import * as Immediate from "./internal/immediate.js"
 import type { FiberId } from "effect"
-import { Cause, Clock, Context, Effect, Exit, FiberRef } from "effect"
+import { Cause, Clock, Context, Effect, Exit } from "effect"
 import * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Cors from "./Cors.js"
@@ -182,8 +182,8 @@ export const makeHandlers = (
     const cors = Cors.make(options?.corsOrigins)
     const accessLog = options?.accessLog ?? true
     const observe = options?.observe
-    // A server span per request only when the host has tracing enabled (`Effect.withTracerEnabled`).
-    const traced = yield* FiberRef.get(FiberRef.currentTracerEnabled)
+    // A server span per request only when the host has tracing enabled with an exporting tracer.
+    const traced = yield* Tracing.enabled
 
     /** A route that is not an operation: needs no key. */
     const keyless = (

@@ -1,7 +1,7 @@
 /**
  * Core's spans, made only when the fiber that builds a service has tracing
- * enabled (`Effect.withTracerEnabled`): a host that exports no traces
- * disables it and then pays nothing per call.
+ * enabled (`Effect.withTracerEnabled`) and a tracer other than Effect's
+ * native one (which exports nothing): otherwise calls pay nothing for them.
  */
 import { Effect, FiberRef } from "effect"
 
@@ -16,8 +16,11 @@ const untraced: Span = () => (self) => self
 const traced: Span = (name, attributes) => (self) =>
   Effect.withSpan(self, name, { ...(attributes === undefined ? {} : { attributes }), captureStackTrace: false })
 
-/** `Effect.withSpan` when tracing is enabled on the building fiber, else the identity. */
+/** Effect's native tracer: the one of the default services. */
+const nativeTracer = Effect.runSync(Effect.tracer)
+
+/** `Effect.withSpan` when tracing is enabled on the building fiber with an exporting tracer, else the identity. */
 export const span: Effect.Effect<Span> = Effect.map(
-  FiberRef.get(FiberRef.currentTracerEnabled),
-  (enabled) => enabled ? traced : untraced
+  Effect.zip(FiberRef.get(FiberRef.currentTracerEnabled), Effect.tracer),
+  ([enabled, tracer]) => enabled && tracer !== nativeTracer ? traced : untraced
 )

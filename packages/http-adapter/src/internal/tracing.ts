@@ -5,10 +5,19 @@
  */
 import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
-import { Effect, Option } from "effect"
+import { Effect, FiberRef, Option } from "effect"
 import * as HttpExchange from "../HttpExchange.js"
 import * as RequestObserver from "../RequestObserver.js"
 import * as Routes from "../Routes.js"
+
+/** Effect's native tracer: the one of the default services, which exports nothing. */
+const nativeTracer = Effect.runSync(Effect.tracer)
+
+/** Whether the running fiber has tracing enabled with a tracer other than the native one. */
+export const enabled: Effect.Effect<boolean> = Effect.map(
+  Effect.zip(FiberRef.get(FiberRef.currentTracerEnabled), Effect.tracer),
+  ([on, tracer]) => on && tracer !== nativeTracer
+)
 
 /** The id of the request: the one it answers with, else the one it came with. */
 const requestIdOf = (request: HttpExchange.Request, response: HttpExchange.Response): string | undefined => {
