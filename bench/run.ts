@@ -58,8 +58,8 @@ const { values: flags } = parseArgs({
     baseline: { type: "string" }
   }
 })
-if (flags.only !== undefined && !["inprocess", "http", "idempotency"].includes(flags.only)) {
-  throw new Error("--only is inprocess, http or idempotency")
+if (flags.only !== undefined && !["inprocess", "http", "idempotency", "telemetry"].includes(flags.only)) {
+  throw new Error("--only is inprocess, http, idempotency or telemetry")
 }
 if (flags.baseline !== undefined && flags.only !== undefined) throw new Error("--baseline runs alone: drop --only")
 if (flags.baseline?.startsWith("-")) throw new Error("--baseline takes a commit-ish")
@@ -215,5 +215,33 @@ const runParts = async () => {
   finish(results, table(rows), missed)
 }
 
-if (flags.baseline === undefined) await runParts()
+/** `--only telemetry`: the cost of metrics and tracing on (`telemetry.ts`); target metrics at most +5% CPU per request. */
+const runTelemetry = () => {
+  const child = spawnSync("node", [
+    "--import",
+    "tsx",
+    "bench/telemetry.ts",
+    "--json",
+    "--seconds",
+    String(httpOptions.seconds),
+    "--rounds",
+    String(httpOptions.rounds)
+  ], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
+  const lines = child.stdout.trim().split("\n")
+  for (const line of lines) if (!line.startsWith("{")) log(`  ${line}`)
+  if (child.status !== 0) throw new Error(`bench/telemetry.ts exited with ${child.status}`)
+  const telemetry = JSON.parse(lines.find((line) => line.startsWith("{"))!) as { metricsRatio: number; tracingRatio: number }
+  const missed = telemetry.metricsRatio > 1.05 ? ["telemetry: metrics on costs more than +5% CPU per request"] : []
+  const percent = (ratio: number) => `${ratio >= 1 ? "+" : ""}${((ratio - 1) * 100).toFixed(1)}%`
+  const results = { ...common(), telemetry, missed }
+  finish(
+    results,
+    `Telemetry, CPU per request against metrics off: metrics on ${percent(telemetry.metricsRatio)} (target at most +5%), ` +
+      `tracing on ${percent(telemetry.tracingRatio)} (reported)`,
+    missed
+  )
+}
+
+if (flags.only === "telemetry") runTelemetry()
+else if (flags.baseline === undefined) await runParts()
 else await runBaseline(flags.baseline)

@@ -23,6 +23,7 @@ import {
   generateSecret
 } from "./internal/apiKeySecret.js"
 import { decodeInput, invalidRequest } from "./internal/decode.js"
+import * as Tracing from "./internal/tracing.js"
 
 /**
  * What to issue: a plan, with limits when it is `enterprise` (per day at
@@ -132,6 +133,7 @@ const principalOf = (key: ApiKey): Principal => ({
 export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessConfig> = Effect.gen(function*() {
   const store = yield* ApiKeyStore
   const { environment: served } = yield* AccessConfig
+  const span = yield* Tracing.span
 
   const principalOrRefusal = (found: Option.Option<ApiKey>): Effect.Effect<Principal, Unauthorized> =>
     Option.isNone(found)
@@ -164,7 +166,9 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
     authenticate: (credential) => {
       if (credential === undefined) return unauthorized("missing")
       if (environmentOf(credential) === undefined) return unauthorized("malformed")
-      return Effect.flatMap(store.findByDigest(digestOf(credential)), principalOrRefusal)
+      return Effect.flatMap(store.findByDigest(digestOf(credential)), principalOrRefusal).pipe(
+        span("ApiKeyAuth.authenticate")
+      )
     },
     issue: (options) =>
       Effect.gen(function*() {

@@ -22,6 +22,7 @@ import { PetOperations } from "./PetOperations.js"
 import type { RateLimitDecision, RateLimitSubject } from "./PlanRateLimiter.js"
 import { PlanRateLimiter } from "./PlanRateLimiter.js"
 import type { StoreError } from "./StoreError.js"
+import * as Tracing from "./internal/tracing.js"
 
 /**
  * Who is asking: the bearer token sent (`undefined` when none) and the client address.
@@ -192,6 +193,7 @@ export const make: Effect.Effect<
   const auth = yield* ApiKeyAuth
   const limiter = yield* PlanRateLimiter
   const policy = yield* DeprecationPolicy
+  const span = yield* Tracing.span
 
   /** Counts one request of `subject`: its metadata when accepted, its refusal otherwise. */
   const count = (subject: RateLimitSubject, deprecation: Deprecation | undefined): Effect.Effect<ResponseMeta, GuardedFailure> =>
@@ -206,7 +208,7 @@ export const make: Effect.Effect<
 
   const admit = (request: ClientRequest, operation: OperationName): Effect.Effect<Admission, GuardedFailure> => {
     const deprecation = policy.forOperation(operation)
-    return auth.authenticate(request.credential).pipe(
+    return span("GuardedPetOperations.admit", { "animal_store.operation": operation })(auth.authenticate(request.credential).pipe(
       Effect.catchTags({
         Unauthorized: (error) => Effect.flatMap(count(addressOf(request), deprecation), (meta) => refuse(error, meta)),
         StoreError: (error) => refuse(error, uncounted(deprecation))
@@ -216,11 +218,11 @@ export const make: Effect.Effect<
         return deprecation === undefined ? admitted : Effect.tap(admitted, ({ meta }) =>
           Effect.catchAll(policy.check(operation), (error) => refuse(error, meta)))
       })
-    )
+    ))
   }
 
   const admitKeyless = (request: ClientRequest): Effect.Effect<KeylessAdmission, GuardedFailure> =>
-    auth.authenticate(request.credential).pipe(
+    span("GuardedPetOperations.admitKeyless")(auth.authenticate(request.credential).pipe(
       Effect.catchTags({
         Unauthorized: () => Effect.succeed(undefined),
         StoreError: (error) => refuse(error, uncounted(undefined))
@@ -231,7 +233,7 @@ export const make: Effect.Effect<
           (meta): KeylessAdmission => ({ principal, meta })
         )
       )
-    )
+    ))
 
   const run = <A, E extends ApiError | StoreError, R>(
     request: ClientRequest,

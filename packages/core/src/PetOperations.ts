@@ -18,6 +18,7 @@ import type { NewPet, Pet, PetId } from "./Pet.js"
 import { PetRepository } from "./PetRepository.js"
 import type { StoreError } from "./StoreError.js"
 import { invalidRequest } from "./internal/decode.js"
+import * as Tracing from "./internal/tracing.js"
 
 /**
  * The names of the operations, as the interface calls them.
@@ -151,6 +152,7 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
   const repository = yield* PetRepository
   const idempotency = yield* Effect.serviceOption(IdempotencyStore)
   const clock = yield* Effect.clock
+  const span = yield* Tracing.span
 
   /** A keyed create: the key is validated before the store is reached, so a refusal leaves no record. */
   const createKeyed = (
@@ -192,13 +194,15 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
           const pets = found.slice(0, query.limit)
           return { pets, nextCursor: cursors.seal(query.status, pets[pets.length - 1]!.id) }
         }
-      )
+      ).pipe(span("PetOperations.listPets"))
     },
     createPet: ((pet: NewPet, options?: CreatePetOptions): Effect.Effect<CreatePetOutcome, CreatePetError> =>
-      options?.idempotencyKey === undefined
-        ? Effect.map(repository.insert(pet), created)
-        : createKeyed(pet, options as CreatePetOptions & { readonly idempotencyKey: string })) as PetOperationsService["createPet"],
-    getPet: (id) => Effect.flatMap(repository.findById(id), orNotFound(id))
+      span("PetOperations.createPet")(
+        options?.idempotencyKey === undefined
+          ? Effect.map(repository.insert(pet), created)
+          : createKeyed(pet, options as CreatePetOptions & { readonly idempotencyKey: string })
+      )) as PetOperationsService["createPet"],
+    getPet: (id) => Effect.flatMap(repository.findById(id), orNotFound(id)).pipe(span("PetOperations.getPet"))
   }
 })
 

@@ -5,14 +5,16 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Metric, MetricKey } from "effect"
 import { AccessConfig } from "./AccessConfig.js"
 import type { AccessSettings } from "./AccessConfig.js"
 import type { Principal } from "./ApiKey.js"
+import type { Plan } from "./Plan.js"
 import { RateLimitStore } from "./RateLimitStore.js"
 import type { StoreError } from "./StoreError.js"
 import { decide } from "./internal/rateLimit.js"
 import type { BanPolicy, RateLimitRules } from "./internal/rateLimit.js"
+import * as Tracing from "./internal/tracing.js"
 
 /**
  * What is limited: an authenticated key, or a client address without one.
@@ -80,6 +82,36 @@ export class PlanRateLimiter extends Context.Tag("@animal-store/core/PlanRateLim
   PlanRateLimiterService
 >() {}
 
+/**
+ * The name of the counter of rate-limit decisions, tagged `outcome`
+ * (`accepted`, `rate_limited`, `banned`) and `plan` (the key's, or
+ * `anonymous` for a client address).
+ *
+ * @since 1.0.0
+ * @category metrics
+ */
+export const decisionsMetric = "animal_store.rate_limit.decisions"
+
+const outcomes = { Accepted: "accepted", RateLimited: "rate_limited", Banned: "banned" } as const
+
+/** One counter per outcome and plan, made once: updating a counter made with its tags does no lookup. */
+const decisionCounters = Object.fromEntries(
+  (["free", "pro", "business", "enterprise", "anonymous"] as const).map((plan) => [
+    plan,
+    Object.fromEntries(
+      Object.entries(outcomes).map(([outcome, label]) => [
+        outcome,
+        Metric.fromMetricKey(
+          MetricKey.counter(decisionsMetric, { description: "Rate-limit decisions by outcome and plan" }).pipe(
+            MetricKey.tagged("outcome", label),
+            MetricKey.tagged("plan", plan)
+          )
+        )
+      ])
+    )
+  ])
+) as Record<Plan | "anonymous", Record<RateLimitDecision["outcome"], Metric.Metric.Counter<number>>>
+
 /** Keys and addresses never share a store subject. */
 const storeSubject = (subject: RateLimitSubject): string =>
   subject._tag === "Key" ? `key:${subject.principal.keyId}` : `addr:${subject.address}`
@@ -114,10 +146,15 @@ export const make: Effect.Effect<PlanRateLimiterService, never, RateLimitStore |
     const store = yield* RateLimitStore
     const rulesOf = rulesFor(yield* AccessConfig)
     const clock = yield* Effect.clock
+    const span = yield* Tracing.span
     return {
       check: (subject) => {
         const rules = rulesOf(subject)
-        return store.modify(storeSubject(subject), (state) => decide(rules, clock.unsafeCurrentTimeMillis())(state))
+        const counters = decisionCounters[subject._tag === "Key" ? subject.principal.plan : "anonymous"]
+        return store.modify(storeSubject(subject), (state) => decide(rules, clock.unsafeCurrentTimeMillis())(state)).pipe(
+          Effect.tap((decision) => Metric.increment(counters[decision.outcome])),
+          span("PlanRateLimiter.check")
+        )
       }
     }
   }

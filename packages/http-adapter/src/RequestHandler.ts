@@ -25,7 +25,7 @@
  *
  * @since 1.0.0
  */
-import type { ApiKey, GuardedPetOperations as Guarded, PetOperations } from "@animal-store/core"
+import type { ApiError, ApiKey, GuardedPetOperations as Guarded, PetOperations, StoreError } from "@animal-store/core"
 import { GuardedPetOperations } from "@animal-store/core"
 import * as Immediate from "./internal/immediate.js"
 import type { FiberId } from "effect"
@@ -39,8 +39,10 @@ import * as OpenApiDocument from "./OpenApiDocument.js"
 import { basePath } from "./PetsApi.js"
 import * as PetsHandlers from "./PetsHandlers.js"
 import { InvalidHttp, MalformedPathParameter, MethodNotAllowed, RouteNotFound } from "./ProtocolError.js"
+import * as RequestObserver from "./RequestObserver.js"
 import * as ResponseHeaders from "./ResponseHeaders.js"
 import * as Routes from "./Routes.js"
+import * as Tracing from "./internal/tracing.js"
 
 /**
  * @since 1.0.0
@@ -67,6 +69,8 @@ export interface Options {
    * host's Effect logger, a `Writer` writes it itself, `false` writes none.
    */
   readonly accessLog?: boolean | AccessLog.Writer | undefined
+  /** Called with every request as it is answered (`RequestObserver`), whether the access log is on or off. */
+  readonly observe?: RequestObserver.Observer | undefined
 }
 
 /**
@@ -177,6 +181,9 @@ export const makeHandlers = (
     const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
     const cors = Cors.make(options?.corsOrigins)
     const accessLog = options?.accessLog ?? true
+    const observe = options?.observe
+    // A server span per request only when the host has tracing enabled with an exporting tracer.
+    const traced = yield* Tracing.enabled
 
     /** A route that is not an operation: needs no key. */
     const keyless = (
@@ -225,7 +232,8 @@ export const makeHandlers = (
       served: Served,
       response: HttpExchange.Response,
       meta: Guarded.ResponseMeta,
-      keyId: string | undefined
+      keyId: string | undefined,
+      error?: ApiError.ApiError | StoreError.StoreError
     ): Effect.Effect<HttpExchange.Response> => {
       const { client, matched, request } = served
       const finished = served.clock.unsafeCurrentTimeMillis()
@@ -237,7 +245,7 @@ export const makeHandlers = (
           matched !== undefined && matched._tag === "Options" ? matched.allow : undefined
         )
       }
-      if (accessLog === false) return Exit.succeed(stamped)
+      if (accessLog === false && observe === undefined) return Exit.succeed(stamped)
       const entry: AccessLog.Entry = {
         method: request.method,
         path: served.path,
@@ -246,6 +254,8 @@ export const makeHandlers = (
         client: client.clientAddress,
         keyId
       }
+      if (observe !== undefined) observe({ ...entry, ...RequestObserver.routeOf(matched, served.path), meta, response: stamped, error })
+      if (accessLog === false) return Exit.succeed(stamped)
       if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
       accessLog(entry, served.fiberId, new Date(finished))
       return Exit.succeed(stamped)
@@ -273,14 +283,14 @@ export const makeHandlers = (
       const served: Served = {
         request,
         path,
-        started: accessLog === false ? 0 : clock.unsafeCurrentTimeMillis(),
+        started: accessLog === false && observe === undefined ? 0 : clock.unsafeCurrentTimeMillis(),
         client,
         matched,
         clock,
         fiberId
       }
       const refused = ({ error, meta }: Guarded.GuardedFailure) =>
-        Immediate.flatMap(ErrorResponse.respond(error), (response) => finish(served, response, meta, undefined))
+        Immediate.flatMap(ErrorResponse.respond(error), (response) => finish(served, response, meta, undefined, error))
       if (matched._tag === "Operation") {
         return Immediate.matchEffect(
           guarded.run(client, matched.operation, (principal) => operation(request, matched, principal)),
@@ -300,11 +310,12 @@ export const makeHandlers = (
       })
     }
 
-    const handle: RequestHandler = (request) =>
+    const untraced: RequestHandler = (request) =>
       Effect.catchAllCause(
         onFiber((clock, fiberId) => serve(request, clock, fiberId)),
         defect
       )
+    const handle = traced ? Tracing.withServerSpan(untraced) : untraced
 
     /** The answer to a rejected request: 405/404 for a well-formed line with an unknown method, else 400. */
     const rejected = (rejection: Rejection, path: string | undefined): HttpExchange.Response => {
@@ -349,7 +360,7 @@ export const makeHandlers = (
           body: response.body
         })
         return Effect.matchEffect(guarded.admitKeyless(client), {
-          onFailure: ({ meta }) => finish(served, rejected(rejection, path), meta, undefined),
+          onFailure: ({ error, meta }) => finish(served, rejected(rejection, path), meta, undefined, error),
           onSuccess: ({ meta }) => finish(served, rejected(rejection, path), meta, undefined)
         }).pipe(Effect.map(closing), Effect.catchAllCause(defect), Effect.map(closing))
       })

@@ -25,7 +25,10 @@ import * as JsonLines from "./internal/jsonLines.js"
 import * as KeysCommand from "./internal/keysCommand.js"
 import * as Settings from "./internal/settings.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
+import * as OpsListener from "./OpsListener.js"
+import * as ServerMetrics from "./ServerMetrics.js"
 import * as StandaloneServer from "./StandaloneServer.js"
+import * as Tracing from "./Tracing.js"
 
 export {
   /**
@@ -85,13 +88,25 @@ const provisionedKeys = Config.option(Config.string(KeyProvisioning.variable)).p
 )
 
 /**
+ * What `serve` runs: the server and, when `ops` is set, its operations
+ * listener (`--ops-port`, `--ops-host`).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface ServeOptions extends StandaloneServer.Options {
+  /** The operations listener's address; it is off when `port` is `undefined`. */
+  readonly ops?: { readonly host: string; readonly port: number | undefined } | undefined
+}
+
+/**
  * The options of `serve`: its flags, each over its variable, and the keys
  * of `ANIMAL_STORE_API_KEYS`.
  *
  * @since 1.0.0
  * @category options
  */
-export const serveOptions: Options.Options<StandaloneServer.Options> = Options.all({
+export const serveOptions: Options.Options<ServeOptions> = Options.all({
   port: serveSetting("port", {
     value: "N",
     about: "the port to listen on",
@@ -172,9 +187,21 @@ export const serveOptions: Options.Options<StandaloneServer.Options> = Options.a
     about: "one JSON line per request",
     fallback: "on",
     decode: Settings.onOff
-  }).pipe(Options.withDefault(true))
+  }).pipe(Options.withDefault(true)),
+  opsPort: serveSetting("ops-port", {
+    value: "N",
+    about: "port of the operations listener (GET /metrics)",
+    fallback: "off",
+    decode: Settings.integerIn(0, 65_535)
+  }).pipe(Options.optional),
+  opsHost: serveSetting("ops-host", {
+    value: "H",
+    about: "address of the operations listener",
+    fallback: "127.0.0.1",
+    decode: Either.right
+  }).pipe(Options.withDefault("127.0.0.1"))
 }).pipe(Options.mapEffect((settings) =>
-  Effect.map(provisionedKeys, (keys): StandaloneServer.Options => ({
+  Effect.map(provisionedKeys, (keys): ServeOptions => ({
     host: settings.host,
     port: settings.port,
     // Only a PostgreSQL store has a pool and statements: the settings are ignored otherwise.
@@ -199,7 +226,8 @@ export const serveOptions: Options.Options<StandaloneServer.Options> = Options.a
     trustedProxies: settings.trustedProxies,
     corsOrigins: settings.corsOrigins,
     cursorSecret: Option.getOrUndefined(settings.cursorSecret),
-    accessLog: settings.accessLog
+    accessLog: settings.accessLog,
+    ops: { host: settings.opsHost, port: Option.getOrUndefined(settings.opsPort) }
   }))
 ))
 /**
@@ -222,11 +250,25 @@ const processPolicy = Layer.scopedDiscard(Effect.acquireRelease(
 ))
 
 /** The server until interrupted; the access log goes to stdout's JSON lines, in the logger's format. */
-const serve = (options: StandaloneServer.Options): Effect.Effect<void, CliError> =>
-  Layer.launch(Layer.merge(
-    processPolicy,
-    StandaloneServer.layer({ ...options, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })
-  )).pipe(
+/**
+ * The server with the operations listener when `ops` is set (its metrics
+ * observe every request), traced as the `OTEL_*` variables say.
+ */
+const server = ({ ops, ...options }: ServeOptions) => {
+  const http = (observe: StandaloneServer.Options["observe"]) =>
+    StandaloneServer.layer({ ...options, observe, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })
+  if (ops?.port === undefined) return Tracing.provideConfig(http(undefined))
+  return Tracing.provideConfig(
+    Layer.unwrapEffect(Effect.map(ServerMetrics.ServerMetrics, ({ observe }) => http(observe))).pipe(
+      // The admin API (`ANIMAL_STORE_ADMIN_TOKEN`) mounts here: `admin` of `OpsListener.layer`.
+      Layer.merge(OpsListener.layer({ host: ops.host, port: ops.port })),
+      Layer.provide(ServerMetrics.layer)
+    )
+  )
+}
+
+const serve = (options: ServeOptions): Effect.Effect<void, CliError> =>
+  Layer.launch(Layer.merge(processPolicy, server(options))).pipe(
     Effect.catchTags({
       StoreError: (error) => Effect.fail(storeFailure(options.store)(error)),
       ServeError: (error) =>

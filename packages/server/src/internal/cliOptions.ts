@@ -57,7 +57,9 @@ export const serveFlags = {
   "trusted-proxies": "ANIMAL_STORE_TRUSTED_PROXIES",
   "cors-origins": "ANIMAL_STORE_CORS_ORIGINS",
   "cursor-secret": "ANIMAL_STORE_CURSOR_SECRET",
-  "access-log": "ANIMAL_STORE_ACCESS_LOG"
+  "access-log": "ANIMAL_STORE_ACCESS_LOG",
+  "ops-port": "ANIMAL_STORE_OPS_PORT",
+  "ops-host": "ANIMAL_STORE_OPS_HOST"
 } as const
 
 /**

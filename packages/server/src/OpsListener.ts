@@ -1,0 +1,47 @@
+/**
+ * The operations listener: a second HTTP listener, meant for a private
+ * address, serving `GET /metrics` (Prometheus text of `ServerMetrics`) and,
+ * when given, an admin `HttpApp` mounted under `/admin/v1`. Nothing on it is
+ * rate-limited or access-logged.
+ *
+ * @since 1.0.0
+ */
+import type * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type { Layer, Scope } from "effect"
+import * as internal from "./internal/opsListener.js"
+import type { ServerMetrics } from "./ServerMetrics.js"
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Options<E = never, R = never> {
+  readonly host: string
+  readonly port: number
+  /** Served under `/admin/v1` (the request's path keeps the prefix). */
+  readonly admin?: HttpApp.Default<E, R> | undefined
+}
+
+/**
+ * The path of the admin API on the operations listener.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const adminPath = "/admin/v1"
+
+/**
+ * Listens on `options.host`:`options.port` until the scope closes.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer: <E = never, R = never>(
+  options: Options<E, R>
+) => Layer.Layer<
+  never,
+  HttpServerError.ServeError,
+  ServerMetrics | Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>
+> = internal.layer

@@ -1,0 +1,47 @@
+/**
+ * The standalone server's metrics in a Prometheus registry (`prom-client`):
+ * requests by operation, method, route and status (OpenTelemetry HTTP
+ * semantic-convention names), idempotent replays, store errors by reason,
+ * core's rate-limit decisions by outcome and plan (Effect metrics, read at
+ * each scrape), and the process and event-loop metrics.
+ *
+ * @since 1.0.0
+ */
+import type { RequestObserver } from "@animal-store/http-adapter"
+import { Context, Effect, Layer } from "effect"
+import type * as Prometheus from "prom-client"
+import * as internal from "./internal/serverMetrics.js"
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface ServerMetricsService {
+  /** The registry `GET /metrics` serializes. */
+  readonly registry: Prometheus.Registry
+  /** Records one answered request: pass it to the adapter as `observe`. */
+  readonly observe: RequestObserver.Observer
+}
+
+/**
+ * @since 1.0.0
+ * @category tags
+ */
+export class ServerMetrics extends Context.Tag("@animal-store/server/ServerMetrics")<
+  ServerMetrics,
+  ServerMetricsService
+>() {}
+
+/**
+ * A registry of its own with every metric above.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make: Effect.Effect<ServerMetricsService> = Effect.sync(internal.make)
+
+/**
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer: Layer.Layer<ServerMetrics> = Layer.effect(ServerMetrics, make)

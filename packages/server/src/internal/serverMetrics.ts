@@ -1,0 +1,78 @@
+/**
+ * The metrics of `ServerMetrics` on prom-client: its histogram and counters
+ * are updated by the adapter's observer, its default collectors give the
+ * process and event-loop metrics, and a collector reads core's Effect
+ * counters at each scrape.
+ */
+import { PlanRateLimiter } from "@animal-store/core"
+import type { RequestObserver } from "@animal-store/http-adapter"
+import { Metric } from "effect"
+import * as Prometheus from "prom-client"
+
+/** The boundaries advised by the OpenTelemetry HTTP semantic conventions for `http.server.request.duration`. */
+const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]
+
+/** The Prometheus name OpenTelemetry gives a counter named `name` (`a.b` is `a_b_total`). */
+const counterName = (name: string) => `${name.replace(/\./g, "_")}_total`
+
+/** Methods outside the HTTP standard's are `_OTHER`, as the conventions say: the label set stays bounded. */
+const knownMethods = new Set(["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE"])
+
+export const make = () => {
+  const registry = new Prometheus.Registry()
+  Prometheus.collectDefaultMetrics({ register: registry })
+  const duration = new Prometheus.Histogram({
+    name: "http_server_request_duration_seconds",
+    help: "Duration of HTTP server requests (http.server.request.duration); its count is the number of requests",
+    labelNames: ["http_request_method", "http_response_status_code", "http_route", "animal_store_operation"],
+    buckets: durationBuckets,
+    registers: [registry]
+  })
+  const replays = new Prometheus.Counter({
+    name: "animal_store_idempotent_replays_total",
+    help: "createPet requests answered with the animal of a first request with the same Idempotency-Key",
+    labelNames: [],
+    registers: [registry]
+  })
+  const storeErrors = new Prometheus.Counter({
+    name: "animal_store_store_errors_total",
+    help: "Requests answered with a store error, by reason",
+    labelNames: ["reason"],
+    registers: [registry]
+  })
+  new Prometheus.Counter({
+    name: counterName(PlanRateLimiter.decisionsMetric),
+    help: "Rate-limit decisions by outcome (accepted, rate_limited, banned) and plan (anonymous: by client address)",
+    labelNames: ["outcome", "plan"],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const { metricKey, metricState } of Metric.unsafeSnapshot()) {
+        if (metricKey.name !== PlanRateLimiter.decisionsMetric || !("count" in metricState)) continue
+        const labels: Record<string, string> = {}
+        for (const tag of metricKey.tags) labels[tag.key] = tag.value
+        this.inc(labels, Number(metricState.count))
+      }
+    }
+  })
+  /** One child per label set, made on its first request: the labels are hashed once. */
+  const children = new Map<string, Prometheus.Histogram.Internal<string>>()
+  const observe: RequestObserver.Observer = (observation) => {
+    const method = knownMethods.has(observation.method) ? observation.method : "_OTHER"
+    const key = `${method} ${observation.status} ${observation.operation} ${observation.route}`
+    let child = children.get(key)
+    if (child === undefined) {
+      child = duration.labels({
+        http_request_method: method,
+        http_response_status_code: observation.status,
+        http_route: observation.route ?? "",
+        animal_store_operation: observation.operation
+      })
+      children.set(key, child)
+    }
+    child.observe(observation.durationMs / 1000)
+    if (observation.response.headers["idempotent-replayed"] === "true") replays.inc()
+    if (observation.error?._tag === "StoreError") storeErrors.inc({ reason: observation.error.reason })
+  }
+  return { registry, observe }
+}
