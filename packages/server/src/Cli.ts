@@ -24,6 +24,7 @@ import * as HeapPolicy from "./internal/heapPolicy.js"
 import * as JsonLines from "./internal/jsonLines.js"
 import * as KeysCommand from "./internal/keysCommand.js"
 import * as Settings from "./internal/settings.js"
+import * as AdminApi from "./AdminApi.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
 import * as OpsListener from "./OpsListener.js"
 import * as ServerMetrics from "./ServerMetrics.js"
@@ -249,7 +250,17 @@ const processPolicy = Layer.scopedDiscard(Effect.acquireRelease(
   (release) => Effect.sync(release)
 ))
 
-/** The server until interrupted; the access log goes to stdout's JSON lines, in the logger's format. */
+/** The variable whose token opens the admin API on the operations listener. */
+const adminTokenVariable = "ANIMAL_STORE_ADMIN_TOKEN"
+
+/** The operations listener, with the admin API when `ANIMAL_STORE_ADMIN_TOKEN` is set. */
+const opsListener = (host: string, port: number) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const token = yield* Effect.orDie(Config.option(Config.redacted(adminTokenVariable)))
+    const admin = Option.isSome(token) ? yield* AdminApi.httpApp(token.value) : undefined
+    return OpsListener.layer({ host, port, admin })
+  }))
+
 /**
  * The server with the operations listener when `ops` is set (its metrics
  * observe every request), traced as the `OTEL_*` variables say.
@@ -259,9 +270,8 @@ const server = ({ ops, ...options }: ServeOptions) => {
     StandaloneServer.layer({ ...options, observe, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })
   if (ops?.port === undefined) return Tracing.provideConfig(http(undefined))
   return Tracing.provideConfig(
-    Layer.unwrapEffect(Effect.map(ServerMetrics.ServerMetrics, ({ observe }) => http(observe))).pipe(
-      // The admin API (`ANIMAL_STORE_ADMIN_TOKEN`) mounts here: `admin` of `OpsListener.layer`.
-      Layer.merge(OpsListener.layer({ host: ops.host, port: ops.port })),
+    opsListener(ops.host, ops.port).pipe(
+      Layer.provideMerge(Layer.unwrapEffect(Effect.map(ServerMetrics.ServerMetrics, ({ observe }) => http(observe)))),
       Layer.provide(ServerMetrics.layer)
     )
   )

@@ -130,4 +130,33 @@ describe("metrics on the operations listener", () => {
       expect((await serving.exited).code).toBe(0)
     }
   })
+
+  it("serves the admin API beside /metrics only when ANIMAL_STORE_ADMIN_TOKEN is set", async () => {
+    const token = "admin-token-for-the-ops-listener"
+    const withToken = await startServe(["--store", "memory", "--ops-port", "0"], { ANIMAL_STORE_ADMIN_TOKEN: token })
+    const without = await startServe(["--store", "memory", "--ops-port", "0"])
+    try {
+      const ops = await opsOrigin(withToken)
+      const issued = await fetch(`${ops}/admin/v1/keys`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ plan: "free" })
+      })
+      expect(issued.status).toBe(201)
+      const { secret } = await issued.json() as { secret: string }
+      // The key issued on the operations listener is accepted on the public port.
+      const listed = await fetch(`${withToken.origin}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } })
+      expect(listed.status).toBe(200)
+      expect((await fetch(`${ops}/admin/v1/keys`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401)
+      expect((await fetch(`${await opsOrigin(without)}/admin/v1/keys`, { headers: { authorization: `Bearer ${token}` } })).status)
+        .toBe(404)
+      expect(withToken.stdout()).not.toContain(token)
+      expect(withToken.stdout()).not.toContain(secret)
+    } finally {
+      withToken.child.kill("SIGTERM")
+      without.child.kill("SIGTERM")
+      expect((await withToken.exited).code).toBe(0)
+      expect((await without.exited).code).toBe(0)
+    }
+  })
 })
