@@ -1,24 +1,46 @@
 /**
  * `ApiKeyStore` on PostgreSQL. A row holds a key's digest, never its secret;
  * the digest is unique, which makes inserting idempotent, also when several
- * processes insert one digest at once.
+ * processes insert one digest at once. Keys found by digest are kept for at
+ * most `keyCacheTtl`; a revocation is announced to every store on the
+ * database when it commits, and those listening (`PostgresDatabase.listenUrl`)
+ * forget their kept keys at once (`internal/foundKeys.ts`).
  *
  * @since 1.0.0
  */
 import { ApiKeyStore } from "@animal-store/core"
 import { ApiKeyRow } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Layer, Option } from "effect"
+import type { Scope } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
+import * as FoundKeys from "./internal/foundKeys.js"
+import * as Listener from "./internal/listener.js"
 import { mapStoreError } from "./internal/storeError.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
 
+/**
+ * How long a key found by its digest is kept: the longest a revocation made
+ * where no notification reaches this process takes to be seen.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const keyCacheTtl: Duration.Duration = Duration.seconds(1)
+
 // Rows hold what `insert` stored (a valid `ApiKey`); `bigint` columns arrive as strings.
 /**
+ * The store, and (when the database has a `listenUrl`) its listener of
+ * revocations, which the scope stops.
+ *
  * @since 1.0.0
  * @category constructors
  */
-export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, PostgresDatabase.PostgresDatabase> =
-  Effect.map(PostgresDatabase.PostgresDatabase, ({ sql, table }) => {
+export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, PostgresDatabase.PostgresDatabase | Scope.Scope> =
+  Effect.gen(function*() {
+    const { listenUrl, schema, sql, table } = yield* PostgresDatabase.PostgresDatabase
+    const found = FoundKeys.make(yield* Effect.clock, Duration.toMillis(keyCacheTtl))
+    const channel = `${FoundKeys.channel}_${schema}`
+    if (listenUrl !== undefined) yield* Listener.listen(listenUrl, channel, found.forget)
     const keys = table("api_keys")
     const columns = ApiKeyRow.columns
     const insertSql = `INSERT INTO ${keys} (${columns})
@@ -26,11 +48,23 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Postgres
       ON CONFLICT (digest) DO NOTHING`
     const findByDigestSql = `SELECT ${columns} FROM ${keys} WHERE digest = $1`
     const listSql = `SELECT ${columns} FROM ${keys} ORDER BY created_at, seq`
-    const revokeSql = `UPDATE ${keys} SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING ${columns}`
+    // The notification is sent when the revocation commits.
+    const revokeSql = `WITH r AS (UPDATE ${keys} SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING ${columns})
+      SELECT ${columns}, pg_notify($3, 'revoked')::text FROM r`
     const rows = (text: string, params: ReadonlyArray<unknown> = []) =>
       sql.unsafe(text, params).values as unknown as Effect.Effect<ReadonlyArray<ApiKeyRow.ApiKeyRow>, SqlError>
     const findByDigest = (digest: string) =>
       Effect.map(rows(findByDigestSql, [digest]), (found) => Option.map(Option.fromNullable(found[0]), ApiKeyRow.toApiKey))
+    const findKept = (digest: string) =>
+      Effect.suspend(() => {
+        const kept = found.get(digest)
+        if (kept !== undefined) return Effect.succeed(kept)
+        const generation = found.generation()
+        return Effect.map(
+          rows(findByDigestSql, [digest]),
+          (row) => row[0] === undefined ? Option.none() : found.keep(ApiKeyRow.toApiKey(row[0]), generation)
+        )
+      })
     return {
       insert: (key) =>
         sql.unsafe(insertSql, ApiKeyRow.fromApiKey(key)).pipe(
@@ -40,11 +74,17 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Postgres
           Effect.map(Option.getOrThrow),
           mapStoreError("Storing an API key")
         ),
-      findByDigest: (digest) => findByDigest(digest).pipe(mapStoreError("Reading an API key")),
+      findByDigest: (digest) => findKept(digest).pipe(mapStoreError("Reading an API key")),
       list: Effect.map(rows(listSql), (found) => found.map(ApiKeyRow.toApiKey)).pipe(mapStoreError("Listing API keys")),
       revoke: (id, at) =>
-        rows(revokeSql, [at.getTime(), id]).pipe(
-          Effect.map((found) => Option.map(Option.fromNullable(found[0]), ApiKeyRow.toApiKey)),
+        rows(revokeSql, [at.getTime(), id, channel]).pipe(
+          Effect.map((revoked) => {
+            found.forget()
+            return Option.map(
+              Option.fromNullable(revoked[0]),
+              (row) => ApiKeyRow.toApiKey(row.slice(0, -1) as unknown as ApiKeyRow.ApiKeyRow)
+            )
+          }),
           mapStoreError("Revoking an API key")
         )
     }
@@ -54,7 +94,7 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Postgres
  * @since 1.0.0
  * @category layers
  */
-export const layer: Layer.Layer<ApiKeyStore.ApiKeyStore, never, PostgresDatabase.PostgresDatabase> = Layer.effect(
+export const layer: Layer.Layer<ApiKeyStore.ApiKeyStore, never, PostgresDatabase.PostgresDatabase> = Layer.scoped(
   ApiKeyStore.ApiKeyStore,
   make
 )

@@ -17,6 +17,11 @@ export interface PostgresDatabase {
   readonly schema: string
   /** The quoted, schema-qualified name of one of the store's tables, for SQL texts. */
   readonly table: (name: string) => string
+  /**
+   * The database's URL, for connections of the store's own outside the pool
+   * (listening to notifications); without it, the store does without them.
+   */
+  readonly listenUrl?: string | undefined
 }
 
 /**
@@ -50,11 +55,15 @@ export const isSchemaName = (schema: string): boolean => /^[a-z_][a-z0-9_]{0,62}
  * @since 1.0.0
  * @category constructors
  */
-export const make = (sql: SqlClient.SqlClient, schema: string = defaultSchema): PostgresDatabase => {
+export const make = (
+  sql: SqlClient.SqlClient,
+  schema: string = defaultSchema,
+  listenUrl?: string | undefined
+): PostgresDatabase => {
   if (!isSchemaName(schema)) {
     throw new Error(`Invalid schema name "${schema}": expected lower-case letters, digits and _ (at most 63)`)
   }
-  return { sql, schema, table: (name) => `"${schema}"."${name}"` }
+  return { sql, schema, table: (name) => `"${schema}"."${name}"`, listenUrl }
 }
 
 /**

@@ -174,21 +174,28 @@ const validSchema = (schema: string | undefined) =>
 /**
  * Every port on the `PgClient` of the context (a host's own pool): the store's
  * tables in `schema` (default `public`), migrated when the layer is built.
- * Timeouts and pool size are the host's client's.
+ * Timeouts and pool size are the host's client's. Without a connection of
+ * its own to listen on, a key revoked elsewhere is refused once
+ * `PostgresApiKeyStore.keyCacheTtl` has passed.
  *
  * @since 1.0.0
  * @category layers
  */
 export const layerOnClient = (
   options: { readonly schema?: string | undefined } = {}
+): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, PgClient.PgClient> => layerOn(options.schema, undefined)
+
+const layerOn = (
+  schemaOption: string | undefined,
+  listenUrl: string | undefined
 ): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, PgClient.PgClient> =>
   Layer.provide(
     layerPorts,
     Layer.effect(
       PostgresDatabase.PostgresDatabase,
       Effect.gen(function*() {
-        const schema = yield* validSchema(options.schema)
-        const database = PostgresDatabase.make(yield* PgClient.PgClient, schema)
+        const schema = yield* validSchema(schemaOption)
+        const database = PostgresDatabase.make(yield* PgClient.PgClient, schema, listenUrl)
         yield* Effect.provideService(PostgresMigrations.migrate, PostgresDatabase.PostgresDatabase, database)
         return database
       })
@@ -197,14 +204,15 @@ export const layerOnClient = (
 
 /**
  * Every port on the PostgreSQL database at `options.url`, on a pool of its
- * own, closed when the layer is released.
+ * own, closed when the layer is released, and one more connection that
+ * listens for revoked API keys (`PostgresApiKeyStore`).
  *
  * @since 1.0.0
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
   Layer.provide(
-    layerOnClient(options),
+    layerOn(options.schema, Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url),
     Layer.unwrapEffect(Effect.as(validSchema(options.schema), layerClient(options)))
   )
 

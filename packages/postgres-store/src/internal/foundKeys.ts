@@ -1,0 +1,59 @@
+/**
+ * For speed only: every request looks its API key up; a kept key answers without a round trip.
+ *
+ * Keys found by digest, kept for at most `keyCacheTtl` after they were read.
+ * A revocation through any store on the database notifies the others
+ * (`NOTIFY`, delivered when it commits): they forget every kept key at once.
+ * Without that notification (its connection lost, or a revocation by other
+ * means) a revoked key is refused once its time is up: the delay is bounded.
+ *
+ * @internal
+ */
+import type { ApiKey } from "@animal-store/core"
+import type { Clock } from "effect"
+import { Option } from "effect"
+
+/** The most keys kept at once; a process serves few keys, so going over forgets them all. */
+const maxKeys = 10_000
+
+/** The channel revocations are announced on; the payload is the store's schema. */
+export const channel = "animal_store_api_keys"
+
+/** The kept keys of one store. */
+export interface FoundKeys {
+  /** The kept key of `digest`, unless its time is up. */
+  readonly get: (digest: string) => Option.Some<ApiKey.ApiKey> | undefined
+  /** The count of `forget`s: a key read before one is not kept. */
+  readonly generation: () => number
+  /** Keeps `key`, read at `generation`, unless keys were forgotten since. */
+  readonly keep: (key: ApiKey.ApiKey, generation: number) => Option.Some<ApiKey.ApiKey>
+  /** Forgets every kept key. */
+  readonly forget: () => void
+}
+
+/** @internal */
+export const make = (clock: Clock.Clock, ttlMillis: number): FoundKeys => {
+  const found = new Map<string, { readonly key: Option.Some<ApiKey.ApiKey>; readonly until: number }>()
+  let forgotten = 0
+  return {
+    get: (digest) => {
+      const entry = found.get(digest)
+      if (entry === undefined) return undefined
+      if (clock.unsafeCurrentTimeMillis() < entry.until) return entry.key
+      found.delete(digest)
+      return undefined
+    },
+    generation: () => forgotten,
+    keep: (key, generation) => {
+      const some = Option.some(key) as Option.Some<ApiKey.ApiKey>
+      if (generation !== forgotten || ttlMillis <= 0) return some
+      if (found.size >= maxKeys) found.clear()
+      found.set(key.digest, { key: some, until: clock.unsafeCurrentTimeMillis() + ttlMillis })
+      return some
+    },
+    forget: () => {
+      forgotten++
+      found.clear()
+    }
+  }
+}

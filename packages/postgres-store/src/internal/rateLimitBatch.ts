@@ -1,0 +1,207 @@
+/**
+ * For speed only: the rate-limit step of every request was two round trips holding a row lock
+ * between them; here the calls that wait together share one statement, and a known row saves its read.
+ *
+ * `modify` calls queue; one batch at a time runs, taking every call queued
+ * so far. A subject's row is read once (then kept: the value this process
+ * last read or wrote); each call's rule runs on the kept value in the order
+ * the calls came, and one statement writes every subject's new value only
+ * where the row still holds the kept value (a compare-and-set on the whole
+ * row, or an insert of a new row). A subject another process changed in the
+ * meantime is written nowhere: its kept value is dropped and its calls run
+ * again in the next batch on the row as read then. The rule is pure and
+ * depends on the value alone, so a call counts exactly once, in one order
+ * every process agrees on.
+ *
+ * @internal
+ */
+import type { RateLimitStore, StoreError } from "@animal-store/core"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Runtime } from "effect"
+import { mapStoreError } from "./storeError.js"
+import type * as PostgresDatabase from "../PostgresDatabase.js"
+
+type State = RateLimitStore.RateLimitState
+
+/** A row as kept: absent, present without a state yet (NULL counters), or its state. */
+type Kept = { readonly _tag: "Absent" } | { readonly _tag: "Row"; readonly state: State | undefined }
+
+interface Call {
+  readonly subject: string
+  readonly f: (state: State | undefined) => readonly [unknown, State]
+  readonly resume: (exit: Effect.Effect<unknown, StoreError.StoreError>) => void
+}
+
+/** The most rows kept at once; going over forgets them all. */
+const maxKept = 100_000
+
+type Row = readonly [subject: string, ...counters: ReadonlyArray<string | null>]
+
+const counters = "minute_start, minute_count, day_start, day_count, refused_count, banned_until"
+const names = ["minute_start", "minute_count", "day_start", "day_count", "refused_count", "banned_until"] as const
+
+const stateOf = (row: Row): State | undefined =>
+  row[1] === null ? undefined : {
+    minuteStart: Number(row[1]),
+    minuteCount: Number(row[2]),
+    dayStart: Number(row[3]),
+    dayCount: Number(row[4]),
+    refusedCount: Number(row[5]),
+    bannedUntil: Number(row[6])
+  }
+
+const valuesOf = (state: State | undefined): ReadonlyArray<number | null> => {
+  if (state === undefined) return [null, null, null, null, null, null]
+  const values = [
+    state.minuteStart,
+    state.minuteCount,
+    state.dayStart,
+    state.dayCount,
+    state.refusedCount,
+    state.bannedUntil
+  ]
+  for (const value of values) {
+    if (!Number.isSafeInteger(value)) throw new Error(`A rate-limit counter must be a safe integer, got ${value}`)
+  }
+  return values
+}
+
+/** Errors after which the statement surely changed nothing: its calls run again. */
+const isRetryable = (error: SqlError): boolean => {
+  const code = (error.cause as { readonly code?: unknown } | undefined)?.code
+  return code === "40P01" || code === "40001"
+}
+
+/** @internal */
+export const make = (
+  db: PostgresDatabase.PostgresDatabase
+): Effect.Effect<RateLimitStore.RateLimitStoreService> =>
+  Effect.map(Effect.runtime<never>(), (runtime) => {
+    const limits = db.table("rate_limits")
+    const readSql = `SELECT subject, ${counters} FROM ${limits} WHERE subject = ANY($1::text[])`
+    // $1 subjects, $2 whether each row exists, $3..$8 the kept counters, $9..$14 the new ones.
+    const input = names.map((_, i) => `$${i + 3}::bigint[]`).concat(names.map((_, i) => `$${i + 9}::bigint[]`))
+    const writeSql = `WITH i AS (
+        SELECT * FROM unnest($1::text[], $2::bool[], ${input.join(", ")})
+          AS i(subject, existed, ${names.map((n) => `k_${n}`).join(", ")}, ${names.join(", ")})
+      ), updated AS (
+        UPDATE ${limits} AS r SET ${names.map((n) => `${n} = i.${n}`).join(", ")}
+        FROM i WHERE i.existed AND r.subject = i.subject
+          AND ${names.map((n) => `r.${n} IS NOT DISTINCT FROM i.k_${n}`).join(" AND ")}
+        RETURNING r.subject
+      ), inserted AS (
+        INSERT INTO ${limits} (subject, ${counters})
+        SELECT subject, ${names.join(", ")} FROM i WHERE NOT i.existed
+        ON CONFLICT (subject) DO NOTHING RETURNING subject
+      )
+      SELECT subject FROM updated UNION ALL SELECT subject FROM inserted`
+
+    const kept = new Map<string, Kept>()
+    let queue: Array<Call> = []
+    let running = false
+
+    const read = (subjects: ReadonlyArray<string>): Effect.Effect<void, SqlError> =>
+      subjects.length === 0 ? Effect.void : Effect.map(
+        db.sql.unsafe(readSql, [subjects]).values as unknown as Effect.Effect<ReadonlyArray<Row>, SqlError>,
+        (rows) => {
+          if (kept.size + subjects.length > maxKept) kept.clear()
+          for (const subject of subjects) kept.set(subject, { _tag: "Absent" })
+          for (const row of rows) kept.set(row[0], { _tag: "Row", state: stateOf(row) })
+        }
+      )
+
+    const runBatch = (batch: ReadonlyArray<Call>): Effect.Effect<void> => {
+      const bySubject = new Map<string, Array<Call>>()
+      for (const call of batch) {
+        const calls = bySubject.get(call.subject)
+        if (calls === undefined) bySubject.set(call.subject, [call])
+        else calls.push(call)
+      }
+      const subjects = [...bySubject.keys()].sort()
+      return read(subjects.filter((subject) => !kept.has(subject))).pipe(
+        Effect.flatMap(() => {
+          const results = new Map<string, { readonly next: State; readonly results: Array<unknown> }>()
+          const columns: Array<Array<unknown>> = Array.from({ length: 14 }, () => [])
+          for (const subject of subjects) {
+            const row = kept.get(subject)!
+            let state = row._tag === "Row" ? row.state : undefined
+            const outcomes: Array<unknown> = []
+            for (const call of bySubject.get(subject)!) {
+              const [result, next] = call.f(state)
+              outcomes.push(result)
+              state = next
+            }
+            results.set(subject, { next: state!, results: outcomes })
+            const before = valuesOf(row._tag === "Row" ? row.state : undefined)
+            const after = valuesOf(state)
+            columns[0]!.push(subject)
+            columns[1]!.push(row._tag === "Row")
+            for (let c = 0; c < 6; c++) {
+              columns[2 + c]!.push(before[c])
+              columns[8 + c]!.push(after[c])
+            }
+          }
+          return Effect.map(
+            db.sql.unsafe(writeSql, columns).values as unknown as Effect.Effect<ReadonlyArray<readonly [string]>, SqlError>,
+            (rows) => {
+              const written = new Set(rows.map((row) => row[0]))
+              const again: Array<Call> = []
+              for (const subject of subjects) {
+                if (written.has(subject)) {
+                  const { next, results: outcomes } = results.get(subject)!
+                  kept.set(subject, { _tag: "Row", state: next })
+                  bySubject.get(subject)!.forEach((call, i) => call.resume(Effect.succeed(outcomes[i])))
+                } else {
+                  kept.delete(subject)
+                  again.push(...bySubject.get(subject)!)
+                }
+              }
+              if (again.length > 0) queue = [...again, ...queue]
+            }
+          )
+        }),
+        Effect.catchAll((error) => {
+          for (const subject of subjects) kept.delete(subject)
+          if (isRetryable(error)) {
+            queue = [...batch, ...queue]
+            return Effect.void
+          }
+          const failure = Effect.fail(error).pipe(mapStoreError("Counting a request"))
+          for (const call of batch) call.resume(failure)
+          return Effect.void
+        }),
+        Effect.catchAllDefect((defect) =>
+          Effect.sync(() => {
+            for (const subject of subjects) kept.delete(subject)
+            for (const call of batch) call.resume(Effect.die(defect))
+          })
+        )
+      )
+    }
+
+    const drain: Effect.Effect<void> = Effect.suspend(() => {
+      if (queue.length === 0) {
+        running = false
+        return Effect.void
+      }
+      const batch = queue
+      queue = []
+      return Effect.zipRight(runBatch(batch), drain)
+    })
+
+    return {
+      modify: <A>(subject: string, f: (state: State | undefined) => readonly [A, State]) =>
+        Effect.async<A, StoreError.StoreError>((resume) => {
+          queue.push({ subject, f, resume: resume as Call["resume"] })
+          if (!running) {
+            running = true
+            Runtime.runFork(runtime)(drain)
+          }
+        }),
+      get: (subject) =>
+        (db.sql.unsafe(readSql, [[subject]]).values as unknown as Effect.Effect<ReadonlyArray<Row>, SqlError>).pipe(
+          Effect.map((rows) => rows[0] === undefined ? undefined : stateOf(rows[0])),
+          mapStoreError("Reading a rate-limit state")
+        )
+    }
+  })
