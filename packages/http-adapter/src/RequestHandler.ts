@@ -4,7 +4,8 @@
  *
  * 1. who is asking: the bearer credential and the client address;
  * 2. which route: an operation (`HEAD` of a `GET` route is that route), a
- *    document, `OPTIONS`, or a 404/405 (`Routes`);
+ *    document, `OPTIONS`, a probe (`Health`: answered at once, not counted),
+ *    or a 404/405 (`Routes`);
  * 3. admission by core: an operation through `GuardedPetOperations.run`
  *    (authentication, per-address limit, ban, rate limits, deprecation, then
  *    the handler as the admitted key), so a request without a valid key is
@@ -14,8 +15,9 @@
  * 4. the route: an operation's handler (`PetsHandlers`), a document
  *    (`OpenApiDocument`), or 204 with `Allow` for `OPTIONS`;
  * 5. the headers of the admission on whatever response (`ResponseHeaders`),
- *    the CORS headers when enabled (`Cors`), and one access-log line
- *    (`AccessLog`).
+ *    its `X-Request-Id` (`RequestId`), the CORS headers when enabled
+ *    (`Cors`), and one access-log line (`AccessLog`) when the minimum log
+ *    level lets it through (Info; a probe's, Debug).
  *
  * Requests the host's HTTP parser rejects go through `reject`: admitted
  * (counted) in the client address's bucket, answered 400 (or 404/405 for a
@@ -26,19 +28,21 @@
  * @since 1.0.0
  */
 import type { ApiKey, GuardedPetOperations as Guarded, PetOperations } from "@animal-store/core"
-import { GuardedPetOperations } from "@animal-store/core"
+import { GuardedPetOperations, StoreReadiness } from "@animal-store/core"
 import * as Immediate from "./internal/immediate.js"
 import type { FiberId } from "effect"
-import { Cause, Clock, Context, Effect, Exit } from "effect"
+import { Cause, Clock, Context, Effect, Exit, FiberRef, LogLevel } from "effect"
 import * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Cors from "./Cors.js"
 import * as ErrorResponse from "./ErrorResponse.js"
+import * as Health from "./Health.js"
 import * as HttpExchange from "./HttpExchange.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import { basePath } from "./PetsApi.js"
 import * as PetsHandlers from "./PetsHandlers.js"
 import { InvalidHttp, MalformedPathParameter, MethodNotAllowed, RouteNotFound } from "./ProtocolError.js"
+import * as RequestId from "./RequestId.js"
 import * as ResponseHeaders from "./ResponseHeaders.js"
 import * as Routes from "./Routes.js"
 
@@ -65,6 +69,8 @@ export interface Options {
   /**
    * One access-log line per request: `true` (the default) logs it with the
    * host's Effect logger, a `Writer` writes it itself, `false` writes none.
+   * Either way a line is written only when the minimum log level of the
+   * fiber that makes the handler lets it through: Info, or Debug for a probe.
    */
   readonly accessLog?: boolean | AccessLog.Writer | undefined
 }
@@ -84,7 +90,7 @@ export interface Rejection {
 
 /**
  * Answers a rejected request; it never fails. The response carries
- * `Connection: close`.
+ * `Connection: close` and a new `X-Request-Id`.
  *
  * @since 1.0.0
  * @category models
@@ -92,12 +98,16 @@ export interface Rejection {
 export type RejectionHandler = (rejection: Rejection) => Effect.Effect<HttpExchange.Response>
 
 /**
- * The services the API needs: core's guarded and trusted operations.
+ * The services the API needs: core's guarded and trusted operations, and the
+ * store's readiness (all in `AnimalStore.Services`).
  *
  * @since 1.0.0
  * @category models
  */
-export type Requirements = GuardedPetOperations.GuardedPetOperations | PetOperations.PetOperations
+export type Requirements =
+  | GuardedPetOperations.GuardedPetOperations
+  | PetOperations.PetOperations
+  | StoreReadiness.StoreReadiness
 
 /**
  * Answers a request; it never fails.
@@ -159,6 +169,16 @@ const defect = (cause: Cause.Cause<unknown>): Effect.Effect<HttpExchange.Respons
     ? Effect.interrupt
     : Effect.as(Effect.logError("Unexpected failure while handling a request", cause), ErrorResponse.internalError)
 
+/** `response` with the request id `requestId`. */
+const withRequestId = (response: HttpExchange.Response, requestId: string): HttpExchange.Response => ({
+  status: response.status,
+  headers: Object.assign({}, response.headers, { [RequestId.header]: requestId }),
+  body: response.body
+})
+
+/** The metadata of a probe's response: it was not counted. */
+const uncounted: Guarded.ResponseMeta = { rateLimit: undefined, deprecation: undefined }
+
 /**
  * The API on the `GuardedPetOperations` and `PetOperations` of the store:
  * the handler of requests and the handler of requests the parser rejected.
@@ -176,12 +196,15 @@ export const makeHandlers = (
     const documents = yield* OpenApiDocument.responses(options?.servers)
     const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
     const cors = Cors.make(options?.corsOrigins)
-    const accessLog = options?.accessLog ?? true
+    const readyz = yield* Health.readiness((yield* StoreReadiness.StoreReadiness).check)
+    const minimumLevel = yield* FiberRef.get(FiberRef.currentMinimumLogLevel)
+    const accessLog = LogLevel.Info.ordinal >= minimumLevel.ordinal ? options?.accessLog ?? true : false
+    const probeLog = LogLevel.Debug.ordinal >= minimumLevel.ordinal
 
     /** A route that is not an operation: needs no key. */
     const keyless = (
       request: HttpExchange.Request,
-      matched: Exclude<Routes.Route, { readonly _tag: "Operation" }>,
+      matched: Exclude<Routes.Route, { readonly _tag: "Operation" | "Probe" }>,
       path: string
     ): Effect.Effect<HttpExchange.Response> => {
       switch (matched._tag) {
@@ -218,9 +241,10 @@ export const makeHandlers = (
       readonly matched: Routes.Route | undefined
       readonly clock: Clock.Clock
       readonly fiberId: FiberId.Runtime
+      readonly requestId: string
     }
 
-    /** The headers of the admission, CORS, and the access-log line. */
+    /** The headers of the admission, the request id, CORS, and the access-log line. */
     const finish = (
       served: Served,
       response: HttpExchange.Response,
@@ -230,21 +254,22 @@ export const makeHandlers = (
       const { client, matched, request } = served
       const finished = served.clock.unsafeCurrentTimeMillis()
       const stamped = ResponseHeaders.stamp(response, meta, finished, linkBase)
+      const headers = stamped.headers as Record<string, string>
+      headers[RequestId.header] = served.requestId
       if (cors !== undefined) {
-        cors(
-          request,
-          stamped.headers as Record<string, string>,
-          matched !== undefined && matched._tag === "Options" ? matched.allow : undefined
-        )
+        cors(request, headers, matched !== undefined && matched._tag === "Options" ? matched.allow : undefined)
       }
-      if (accessLog === false) return Exit.succeed(stamped)
+      const probe = matched !== undefined && matched._tag === "Probe"
+      if (accessLog === false || (probe && !probeLog)) return Exit.succeed(stamped)
       const entry: AccessLog.Entry = {
         method: request.method,
         path: served.path,
         status: stamped.status,
         durationMs: finished - served.started,
         client: client.clientAddress,
-        keyId
+        keyId,
+        requestId: served.requestId,
+        ...(probe ? { probe: true } : undefined)
       }
       if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
       accessLog(entry, served.fiberId, new Date(finished))
@@ -257,15 +282,16 @@ export const makeHandlers = (
      */
     const serve = (
       request: HttpExchange.Request,
+      requestId: string,
       clock: Clock.Clock,
       fiberId: FiberId.Runtime
     ): Effect.Effect<HttpExchange.Response> => {
       const path = Routes.pathOf(request.url)
       const matched = Routes.match(request.method, path)
       const clientAddress = clientAddressOf(request)
-      // `OPTIONS` needs no key: it counts in the client address's bucket.
+      // `OPTIONS` and the probes need no key: `OPTIONS` counts in the client address's bucket.
       const client: Guarded.ClientRequest = {
-        credential: matched._tag === "Options"
+        credential: matched._tag === "Options" || matched._tag === "Probe"
           ? undefined
           : credentialOf(HttpExchange.header(request, "authorization")),
         clientAddress
@@ -277,10 +303,16 @@ export const makeHandlers = (
         client,
         matched,
         clock,
-        fiberId
+        fiberId,
+        requestId
       }
-      const refused = ({ error, meta }: Guarded.GuardedFailure) =>
-        Immediate.flatMap(ErrorResponse.respond(error), (response) => finish(served, response, meta, undefined))
+      if (matched._tag === "Probe") {
+        return matched.probe === "healthz"
+          ? finish(served, Health.ok, uncounted, undefined)
+          : Effect.flatMap(readyz, (response) => finish(served, response, uncounted, undefined))
+      }
+      const refused = ({ error, meta, principal }: Guarded.GuardedFailure) =>
+        Immediate.flatMap(ErrorResponse.respond(error), (response) => finish(served, response, meta, principal?.keyId))
       if (matched._tag === "Operation") {
         return Immediate.matchEffect(
           guarded.run(client, matched.operation, (principal) => operation(request, matched, principal)),
@@ -300,11 +332,13 @@ export const makeHandlers = (
       })
     }
 
-    const handle: RequestHandler = (request) =>
-      Effect.catchAllCause(
-        onFiber((clock, fiberId) => serve(request, clock, fiberId)),
-        defect
+    const handle: RequestHandler = (request) => {
+      const requestId = RequestId.of(HttpExchange.header(request, RequestId.header))
+      return Effect.catchAllCause(
+        onFiber((clock, fiberId) => serve(request, requestId, clock, fiberId)),
+        (cause) => Effect.map(defect(cause), (response) => withRequestId(response, requestId))
       )
+    }
 
     /** The answer to a rejected request: 405/404 for a well-formed line with an unknown method, else 400. */
     const rejected = (rejection: Rejection, path: string | undefined): HttpExchange.Response => {
@@ -341,11 +375,12 @@ export const makeHandlers = (
           client,
           matched: undefined,
           clock,
-          fiberId
+          fiberId,
+          requestId: RequestId.generate()
         }
         const closing = (response: HttpExchange.Response): HttpExchange.Response => ({
           status: response.status,
-          headers: Object.assign({}, response.headers, { connection: "close" }),
+          headers: Object.assign({}, response.headers, { connection: "close", [RequestId.header]: served.requestId }),
           body: response.body
         })
         return Effect.matchEffect(guarded.admitKeyless(client), {
