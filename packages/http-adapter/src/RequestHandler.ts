@@ -269,7 +269,7 @@ export const makeHandlers = (
         client: client.clientAddress,
         keyId,
         requestId: served.requestId,
-        ...(probe ? { probe: true } : undefined)
+        probe: probe ? true : undefined
       }
       if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
       accessLog(entry, served.fiberId, new Date(finished))
