@@ -158,6 +158,9 @@ describe("X-Request-Id on the standalone server", () => {
       expect(keyId).toEqual(expect.any(String))
       expect((await accessLine(serving, limited!.headers.get("x-request-id")!)).annotations.keyId).toBe(keyId)
       expect((await accessLine(serving, "ops-401")).annotations.keyId).toBeUndefined()
+      // The SQLite store answers its readiness check (`SELECT 1`).
+      const ready = await send("/readyz", "ops-ready")
+      expect([ready.status, ready.headers.get("x-request-id")]).toEqual([200, "ops-ready"])
     } finally {
       if (Fs.existsSync(wal)) chattr("-i")
       await stop(serving)
