@@ -109,7 +109,8 @@ export const drain = (server: Http.Server): void => {
   if (state !== undefined && !state.draining) {
     state.draining = true
     server.prependListener("request", closeAfterResponse)
-    server.prependListener("checkContinue", closeAfterResponse)
+    // Without a `checkContinue` listener Node answers `100 Continue` itself: adding one would stop that.
+    if (server.listenerCount("checkContinue") > 0) server.prependListener("checkContinue", closeAfterResponse)
     const closeIdle = () => setImmediate(() => server.closeIdleConnections())
     for (const socket of state.sockets) {
       const response = pendingResponse(socket)
