@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type * as AccessConfig from "./AccessConfig.js"
 import type { ApiKey } from "./ApiKey.js"
 import * as ApiKeyAuth from "./ApiKeyAuth.js"
@@ -21,6 +21,7 @@ import type { PetRepository } from "./PetRepository.js"
 import * as PlanRateLimiter from "./PlanRateLimiter.js"
 import type { RateLimitStore } from "./RateLimitStore.js"
 import type { StoreError } from "./StoreError.js"
+import * as StoreReadiness from "./StoreReadiness.js"
 import * as facade from "./internal/facade.js"
 
 /**
@@ -58,11 +59,14 @@ export type Services =
   | KeyAdministration.KeyAdministration
   | PlanRateLimiter.PlanRateLimiter
   | DeprecationPolicy.DeprecationPolicy
+  | StoreReadiness.StoreReadiness
 
 /**
  * The services of the store, on top of a store's ports (`StorePorts`; the
  * `IdempotencyStore` and `CursorSecret` are used when present, see
- * `RequiredPorts`) and the access settings.
+ * `RequiredPorts`) and the access settings. The store's `StoreReadiness` is
+ * passed on when its layer provides one (every store's does), else it is
+ * `StoreReadiness.alwaysReady`.
  *
  * @since 1.0.0
  * @category layers
@@ -74,7 +78,14 @@ export const layer: Layer.Layer<Services, never, RequiredPorts | AccessConfig.Ac
       ApiKeyAuth.layer,
       KeyAdministration.layer,
       PlanRateLimiter.layer,
-      DeprecationPolicy.layer
+      DeprecationPolicy.layer,
+      Layer.effect(
+        StoreReadiness.StoreReadiness,
+        Effect.map(
+          Effect.serviceOption(StoreReadiness.StoreReadiness),
+          Option.getOrElse(() => StoreReadiness.alwaysReady)
+        )
+      )
     ))
   )
 

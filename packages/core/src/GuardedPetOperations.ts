@@ -107,6 +107,8 @@ export interface Guarded<A> {
 export class GuardedFailure extends Data.TaggedClass("GuardedFailure")<{
   readonly error: ApiError | StoreError
   readonly meta: ResponseMeta
+  /** The key the request was counted against, when it was authenticated (a 429 of a key included). */
+  readonly principal?: Principal | undefined
 }> {}
 
 /**
@@ -153,8 +155,11 @@ export class GuardedPetOperations extends Context.Tag("@animal-store/core/Guarde
   GuardedPetOperationsService
 >() {}
 
-const refuse = (error: ApiError | StoreError, meta: ResponseMeta): Effect.Effect<never, GuardedFailure> =>
-  Effect.fail(new GuardedFailure({ error, meta }))
+const refuse = (
+  error: ApiError | StoreError,
+  meta: ResponseMeta,
+  principal?: Principal
+): Effect.Effect<never, GuardedFailure> => Effect.fail(new GuardedFailure({ error, meta, principal }))
 
 /** The metadata of a request the limiter could not count. */
 const uncounted = (deprecation: Deprecation | undefined): ResponseMeta => ({ rateLimit: undefined, deprecation })
@@ -198,11 +203,13 @@ export const make: Effect.Effect<
   /** Counts one request of `subject`: its metadata when accepted, its refusal otherwise. */
   const count = (subject: RateLimitSubject, deprecation: Deprecation | undefined): Effect.Effect<ResponseMeta, GuardedFailure> =>
     Effect.matchEffect(limiter.check(subject), {
-      onFailure: (error) => refuse(error, uncounted(deprecation)),
+      onFailure: (error) => refuse(error, uncounted(deprecation), subject._tag === "Key" ? subject.principal : undefined),
       onSuccess: (decision) => {
         const meta: ResponseMeta = { rateLimit: decision, deprecation }
         const refused = refusal(decision)
-        return refused === undefined ? Effect.succeed(meta) : refuse(refused, meta)
+        return refused === undefined
+          ? Effect.succeed(meta)
+          : refuse(refused, meta, subject._tag === "Key" ? subject.principal : undefined)
       }
     })
 
@@ -216,7 +223,7 @@ export const make: Effect.Effect<
       Effect.flatMap((principal) => {
         const admitted = Effect.map(count(keyOf(principal), deprecation), (meta): Admission => ({ principal, meta }))
         return deprecation === undefined ? admitted : Effect.tap(admitted, ({ meta }) =>
-          Effect.catchAll(policy.check(operation), (error) => refuse(error, meta)))
+          Effect.catchAll(policy.check(operation), (error) => refuse(error, meta, principal)))
       })
     ))
   }
@@ -242,7 +249,7 @@ export const make: Effect.Effect<
   ): Effect.Effect<Guarded<A>, GuardedFailure, R> =>
     Effect.flatMap(admit(request, operation), ({ meta, principal }) =>
       Effect.mapBoth(f(principal), {
-        onFailure: (error) => new GuardedFailure({ error, meta }),
+        onFailure: (error) => new GuardedFailure({ error, meta, principal }),
         onSuccess: (value) => ({ value, meta })
       }))
 

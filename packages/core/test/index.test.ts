@@ -27,7 +27,8 @@ describe("@animal-store/core", () => {
       "Plan",
       "PlanRateLimiter",
       "RateLimitStore",
-      "StoreError"
+      "StoreError",
+      "StoreReadiness"
     ])
     expect(core.ListPetsQuery.maxLimit).toBe(100)
     expect(core.Pet.maxNameLength).toBe(255)
@@ -55,7 +56,8 @@ describe("@animal-store/core", () => {
       core.PetOperations.PetOperations,
       core.PetRepository.PetRepository,
       core.PlanRateLimiter.PlanRateLimiter,
-      core.RateLimitStore.RateLimitStore
+      core.RateLimitStore.RateLimitStore,
+      core.StoreReadiness.StoreReadiness
     ] as ReadonlyArray<Context.Tag<unknown, unknown>>
     expect(tags.map(keyOf)).toEqual([
       "@animal-store/core/AccessConfig",
@@ -69,7 +71,8 @@ describe("@animal-store/core", () => {
       "@animal-store/core/PetOperations",
       "@animal-store/core/PetRepository",
       "@animal-store/core/PlanRateLimiter",
-      "@animal-store/core/RateLimitStore"
+      "@animal-store/core/RateLimitStore",
+      "@animal-store/core/StoreReadiness"
     ])
   })
 })

@@ -1,8 +1,9 @@
 /**
  * One structured log line per request: method, path (without the query
- * string), status, duration, client address and the id of the key it was
- * admitted with. Never the secret. By default it is an Effect log at level
- * Info with these fields as annotations, so the host's logger decides the
+ * string), status, duration, client address, the id of the key it was
+ * counted against and its request id. Never the secret. By default it is an
+ * Effect log at level Info (a probe's at Debug) with these fields as
+ * annotations, so the host's logger decides the
  * format; a host that writes the lines itself passes a `Writer` instead (the
  * standalone server does: Effect's JSON line format, without the logger's
  * per-line work, which was about a tenth of the CPU of a request in
@@ -24,6 +25,10 @@ export interface Entry {
   readonly durationMs: number
   readonly client: string
   readonly keyId: string | undefined
+  /** Its `X-Request-Id` (`RequestId`); the adapter always sets it. */
+  readonly requestId?: string | undefined
+  /** A probe's line (`/healthz`, `/readyz`): at level Debug, not Info. */
+  readonly probe?: true | undefined
 }
 
 /**
@@ -37,7 +42,8 @@ export const message = "http.request"
 /**
  * Writes the line of one request: its entry, the fiber that served it, and
  * when it was answered. Called once per request, on the request's fiber; it
- * must not block.
+ * must not block. The adapter calls it only for the lines the fiber's
+ * minimum log level lets through (read when the handler is made).
  *
  * @since 1.0.0
  * @category models
@@ -51,14 +57,15 @@ export type Writer = (entry: Entry, fiberId: FiberId.Runtime, date: Date) => voi
  * @category constructors
  */
 export const log = (entry: Entry): Effect.Effect<void> =>
-  Effect.logInfo(message).pipe(
+  (entry.probe === true ? Effect.logDebug(message) : Effect.logInfo(message)).pipe(
     Effect.annotateLogs({
       method: entry.method,
       path: entry.path,
       status: entry.status,
       durationMs: entry.durationMs,
       client: entry.client,
-      ...(entry.keyId === undefined ? {} : { keyId: entry.keyId })
+      ...(entry.keyId === undefined ? {} : { keyId: entry.keyId }),
+      ...(entry.requestId === undefined ? {} : { requestId: entry.requestId })
     })
   )
 

@@ -2,7 +2,7 @@
  * CORS (decisions.md): off unless origins are configured (a list, or `*`).
  * A request whose `Origin` matches gets `Access-Control-Allow-Origin` and the
  * headers scripts may read (`Access-Control-Expose-Headers`: the rate-limit,
- * deprecation, `Location`, `Link` and `Retry-After` headers); a preflight
+ * deprecation, `Location`, `Link`, `Retry-After` and `X-Request-Id` headers); a preflight
  * (`OPTIONS` with `Access-Control-Request-Method`), answered without a key,
  * also gets the methods of the path, the request headers the API reads and a
  * max age. A request from another origin gets no CORS header, so the browser
@@ -30,7 +30,8 @@ export const exposedHeaders: ReadonlyArray<string> = [
   "Link",
   "Location",
   "WWW-Authenticate",
-  "Idempotent-Replayed"
+  "Idempotent-Replayed",
+  "X-Request-Id"
 ]
 
 /**
@@ -39,7 +40,13 @@ export const exposedHeaders: ReadonlyArray<string> = [
  * @since 1.0.0
  * @category constants
  */
-export const allowedHeaders: ReadonlyArray<string> = ["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match"]
+export const allowedHeaders: ReadonlyArray<string> = [
+  "Authorization",
+  "Content-Type",
+  "Idempotency-Key",
+  "If-None-Match",
+  "X-Request-Id"
+]
 
 /**
  * How long a browser may keep a preflight's answer, in seconds.

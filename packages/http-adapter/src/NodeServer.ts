@@ -7,9 +7,14 @@
  * and carrying the rate-limit headers; without them a plain 400. The body
  * limit (64 KiB) is `RequestBody`'s, enforced while streaming.
  *
+ * On shutdown, `drain` before closing: every response not yet written says
+ * `Connection: close`, and keep-alive connections are closed as soon as they
+ * are idle instead of when their keep-alive timeout ends.
+ *
  * @since 1.0.0
  */
 import * as Http from "node:http"
+import type * as Net from "node:net"
 import type { Duplex } from "node:stream"
 import * as ErrorResponse from "./ErrorResponse.js"
 import { jsonContentType } from "./HttpExchange.js"
@@ -78,6 +83,45 @@ const onClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
   )
 }
 
+/** The open connections of each server `make` made, and whether it drains. */
+const connections = new WeakMap<Http.Server, { draining: boolean; readonly sockets: Set<Net.Socket> }>()
+
+/** The response a connection is writing now, if any. */
+const pendingResponse = (socket: Net.Socket): Http.ServerResponse | undefined =>
+  (socket as Net.Socket & { _httpMessage?: Http.ServerResponse | null })._httpMessage ?? undefined
+
+const closeAfterResponse = (_request: Http.IncomingMessage, response: Http.ServerResponse): void => {
+  response.setHeader("connection", "close")
+}
+
+/**
+ * Starts the shutdown of `server`: from now on every response not yet written
+ * carries `Connection: close` (Node closes its connection once it is sent),
+ * idle keep-alive connections are closed at once, and one that becomes idle
+ * is closed then. Call it before `server.close()`, which stops accepting and
+ * waits for the connections to end.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const drain = (server: Http.Server): void => {
+  const state = connections.get(server)
+  if (state !== undefined && !state.draining) {
+    state.draining = true
+    server.prependListener("request", closeAfterResponse)
+    // Without a `checkContinue` listener Node answers `100 Continue` itself: adding one would stop that.
+    if (server.listenerCount("checkContinue") > 0) server.prependListener("checkContinue", closeAfterResponse)
+    const closeIdle = () => setImmediate(() => server.closeIdleConnections())
+    for (const socket of state.sockets) {
+      const response = pendingResponse(socket)
+      if (response === undefined) continue
+      if (!response.headersSent) response.setHeader("connection", "close")
+      else response.once("finish", closeIdle)
+    }
+  }
+  server.closeIdleConnections()
+}
+
 /**
  * A Node http server with the limits, answering unparseable requests with
  * an `Error` body; with `listeners`, they serve every event. Mount the adapter
@@ -101,5 +145,11 @@ export const make = (limits?: Partial<ServerLimits>, listeners?: Listeners): Htt
     server.on("checkContinue", listeners.checkContinue)
     server.on("clientError", listeners.clientError)
   }
+  const sockets = new Set<Net.Socket>()
+  connections.set(server, { draining: false, sockets })
+  server.on("connection", (socket: Net.Socket) => {
+    sockets.add(socket)
+    socket.once("close", () => sockets.delete(socket))
+  })
   return server
 }

@@ -4,7 +4,8 @@
  *
  * 1. who is asking: the bearer credential and the client address;
  * 2. which route: an operation (`HEAD` of a `GET` route is that route), a
- *    document, `OPTIONS`, or a 404/405 (`Routes`);
+ *    document, `OPTIONS`, a probe (`Health`: answered at once, not counted),
+ *    or a 404/405 (`Routes`);
  * 3. admission by core: an operation through `GuardedPetOperations.run`
  *    (authentication, per-address limit, ban, rate limits, deprecation, then
  *    the handler as the admitted key), so a request without a valid key is
@@ -14,8 +15,9 @@
  * 4. the route: an operation's handler (`PetsHandlers`), a document
  *    (`OpenApiDocument`), or 204 with `Allow` for `OPTIONS`;
  * 5. the headers of the admission on whatever response (`ResponseHeaders`),
- *    the CORS headers when enabled (`Cors`), and one access-log line
- *    (`AccessLog`).
+ *    its `X-Request-Id` (`RequestId`), the CORS headers when enabled
+ *    (`Cors`), and one access-log line (`AccessLog`) when the minimum log
+ *    level lets it through (Info; a probe's, Debug).
  *
  * Requests the host's HTTP parser rejects go through `reject`: admitted
  * (counted) in the client address's bucket, answered 400 (or 404/405 for a
@@ -26,19 +28,21 @@
  * @since 1.0.0
  */
 import type { ApiError, ApiKey, GuardedPetOperations as Guarded, PetOperations, StoreError } from "@animal-store/core"
-import { GuardedPetOperations } from "@animal-store/core"
+import { GuardedPetOperations, StoreReadiness } from "@animal-store/core"
 import * as Immediate from "./internal/immediate.js"
 import type { FiberId } from "effect"
-import { Cause, Clock, Context, Effect, Exit } from "effect"
+import { Cause, Clock, Context, Effect, Exit, FiberRef, LogLevel } from "effect"
 import * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Cors from "./Cors.js"
 import * as ErrorResponse from "./ErrorResponse.js"
+import * as Health from "./Health.js"
 import * as HttpExchange from "./HttpExchange.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import { basePath } from "./PetsApi.js"
 import * as PetsHandlers from "./PetsHandlers.js"
 import { InvalidHttp, MalformedPathParameter, MethodNotAllowed, RouteNotFound } from "./ProtocolError.js"
+import * as RequestId from "./RequestId.js"
 import * as RequestObserver from "./RequestObserver.js"
 import * as ResponseHeaders from "./ResponseHeaders.js"
 import * as Routes from "./Routes.js"
@@ -67,6 +71,8 @@ export interface Options {
   /**
    * One access-log line per request: `true` (the default) logs it with the
    * host's Effect logger, a `Writer` writes it itself, `false` writes none.
+   * Either way a line is written only when the minimum log level of the
+   * fiber that makes the handler lets it through: Info, or Debug for a probe.
    */
   readonly accessLog?: boolean | AccessLog.Writer | undefined
   /** Called with every request as it is answered (`RequestObserver`), whether the access log is on or off. */
@@ -88,7 +94,7 @@ export interface Rejection {
 
 /**
  * Answers a rejected request; it never fails. The response carries
- * `Connection: close`.
+ * `Connection: close` and a new `X-Request-Id`.
  *
  * @since 1.0.0
  * @category models
@@ -96,12 +102,16 @@ export interface Rejection {
 export type RejectionHandler = (rejection: Rejection) => Effect.Effect<HttpExchange.Response>
 
 /**
- * The services the API needs: core's guarded and trusted operations.
+ * The services the API needs: core's guarded and trusted operations, and the
+ * store's readiness (all in `AnimalStore.Services`).
  *
  * @since 1.0.0
  * @category models
  */
-export type Requirements = GuardedPetOperations.GuardedPetOperations | PetOperations.PetOperations
+export type Requirements =
+  | GuardedPetOperations.GuardedPetOperations
+  | PetOperations.PetOperations
+  | StoreReadiness.StoreReadiness
 
 /**
  * Answers a request; it never fails.
@@ -163,6 +173,16 @@ const defect = (cause: Cause.Cause<unknown>): Effect.Effect<HttpExchange.Respons
     ? Effect.interrupt
     : Effect.as(Effect.logError("Unexpected failure while handling a request", cause), ErrorResponse.internalError)
 
+/** `response` with the request id `requestId`. */
+const withRequestId = (response: HttpExchange.Response, requestId: string): HttpExchange.Response => ({
+  status: response.status,
+  headers: Object.assign({}, response.headers, { [RequestId.header]: requestId }),
+  body: response.body
+})
+
+/** The metadata of a probe's response: it was not counted. */
+const uncounted: Guarded.ResponseMeta = { rateLimit: undefined, deprecation: undefined }
+
 /**
  * The API on the `GuardedPetOperations` and `PetOperations` of the store:
  * the handler of requests and the handler of requests the parser rejected.
@@ -180,7 +200,10 @@ export const makeHandlers = (
     const documents = yield* OpenApiDocument.responses(options?.servers)
     const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
     const cors = Cors.make(options?.corsOrigins)
-    const accessLog = options?.accessLog ?? true
+    const readyz = yield* Health.readiness((yield* StoreReadiness.StoreReadiness).check)
+    const minimumLevel = yield* FiberRef.get(FiberRef.currentMinimumLogLevel)
+    const accessLog = LogLevel.Info.ordinal >= minimumLevel.ordinal ? options?.accessLog ?? true : false
+    const probeLog = LogLevel.Debug.ordinal >= minimumLevel.ordinal
     const observe = options?.observe
     // A server span per request only when the host has tracing enabled with an exporting tracer.
     const traced = yield* Tracing.enabled
@@ -188,7 +211,7 @@ export const makeHandlers = (
     /** A route that is not an operation: needs no key. */
     const keyless = (
       request: HttpExchange.Request,
-      matched: Exclude<Routes.Route, { readonly _tag: "Operation" }>,
+      matched: Exclude<Routes.Route, { readonly _tag: "Operation" | "Probe" }>,
       path: string
     ): Effect.Effect<HttpExchange.Response> => {
       switch (matched._tag) {
@@ -225,9 +248,10 @@ export const makeHandlers = (
       readonly matched: Routes.Route | undefined
       readonly clock: Clock.Clock
       readonly fiberId: FiberId.Runtime
+      readonly requestId: string
     }
 
-    /** The headers of the admission, CORS, and the access-log line. */
+    /** The headers of the admission, the request id, CORS, and the access-log line. */
     const finish = (
       served: Served,
       response: HttpExchange.Response,
@@ -238,24 +262,26 @@ export const makeHandlers = (
       const { client, matched, request } = served
       const finished = served.clock.unsafeCurrentTimeMillis()
       const stamped = ResponseHeaders.stamp(response, meta, finished, linkBase)
+      const headers = stamped.headers as Record<string, string>
+      headers[RequestId.header] = served.requestId
       if (cors !== undefined) {
-        cors(
-          request,
-          stamped.headers as Record<string, string>,
-          matched !== undefined && matched._tag === "Options" ? matched.allow : undefined
-        )
+        cors(request, headers, matched !== undefined && matched._tag === "Options" ? matched.allow : undefined)
       }
-      if (accessLog === false && observe === undefined) return Exit.succeed(stamped)
+      const probe = matched !== undefined && matched._tag === "Probe"
+      const logged = accessLog !== false && (!probe || probeLog)
+      if (!logged && observe === undefined) return Exit.succeed(stamped)
       const entry: AccessLog.Entry = {
         method: request.method,
         path: served.path,
         status: stamped.status,
         durationMs: finished - served.started,
         client: client.clientAddress,
-        keyId
+        keyId,
+        requestId: served.requestId,
+        probe: probe ? true : undefined
       }
       if (observe !== undefined) observe({ ...entry, ...RequestObserver.routeOf(matched, served.path), meta, response: stamped, error })
-      if (accessLog === false) return Exit.succeed(stamped)
+      if (!logged) return Exit.succeed(stamped)
       if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
       accessLog(entry, served.fiberId, new Date(finished))
       return Exit.succeed(stamped)
@@ -267,15 +293,16 @@ export const makeHandlers = (
      */
     const serve = (
       request: HttpExchange.Request,
+      requestId: string,
       clock: Clock.Clock,
       fiberId: FiberId.Runtime
     ): Effect.Effect<HttpExchange.Response> => {
       const path = Routes.pathOf(request.url)
       const matched = Routes.match(request.method, path)
       const clientAddress = clientAddressOf(request)
-      // `OPTIONS` needs no key: it counts in the client address's bucket.
+      // `OPTIONS` and the probes need no key: `OPTIONS` counts in the client address's bucket.
       const client: Guarded.ClientRequest = {
-        credential: matched._tag === "Options"
+        credential: matched._tag === "Options" || matched._tag === "Probe"
           ? undefined
           : credentialOf(HttpExchange.header(request, "authorization")),
         clientAddress
@@ -287,10 +314,16 @@ export const makeHandlers = (
         client,
         matched,
         clock,
-        fiberId
+        fiberId,
+        requestId
       }
-      const refused = ({ error, meta }: Guarded.GuardedFailure) =>
-        Immediate.flatMap(ErrorResponse.respond(error), (response) => finish(served, response, meta, undefined, error))
+      if (matched._tag === "Probe") {
+        return matched.probe === "healthz"
+          ? finish(served, Health.ok, uncounted, undefined)
+          : Effect.flatMap(readyz, (response) => finish(served, response, uncounted, undefined))
+      }
+      const refused = ({ error, meta, principal }: Guarded.GuardedFailure) =>
+        Immediate.flatMap(ErrorResponse.respond(error), (response) => finish(served, response, meta, principal?.keyId, error))
       if (matched._tag === "Operation") {
         return Immediate.matchEffect(
           guarded.run(client, matched.operation, (principal) => operation(request, matched, principal)),
@@ -310,11 +343,13 @@ export const makeHandlers = (
       })
     }
 
-    const untraced: RequestHandler = (request) =>
-      Effect.catchAllCause(
-        onFiber((clock, fiberId) => serve(request, clock, fiberId)),
-        defect
+    const untraced: RequestHandler = (request) => {
+      const requestId = RequestId.of(HttpExchange.header(request, RequestId.header))
+      return Effect.catchAllCause(
+        onFiber((clock, fiberId) => serve(request, requestId, clock, fiberId)),
+        (cause) => Effect.map(defect(cause), (response) => withRequestId(response, requestId))
       )
+    }
     const handle = traced ? Tracing.withServerSpan(untraced) : untraced
 
     /** The answer to a rejected request: 405/404 for a well-formed line with an unknown method, else 400. */
@@ -352,11 +387,12 @@ export const makeHandlers = (
           client,
           matched: undefined,
           clock,
-          fiberId
+          fiberId,
+          requestId: RequestId.generate()
         }
         const closing = (response: HttpExchange.Response): HttpExchange.Response => ({
           status: response.status,
-          headers: Object.assign({}, response.headers, { connection: "close" }),
+          headers: Object.assign({}, response.headers, { connection: "close", [RequestId.header]: served.requestId }),
           body: response.body
         })
         return Effect.matchEffect(guarded.admitKeyless(client), {

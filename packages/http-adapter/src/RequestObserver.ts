@@ -67,6 +67,8 @@ export const routeOf = (
       return { operation: matched.operation, route: templates.get(matched.operation) }
     case "Document":
       return { operation: "document", route: templates.get(path) }
+    case "Probe":
+      return { operation: matched.probe, route: `/${matched.probe}` }
     default:
       return { operation: kinds[matched._tag], route: undefined }
   }

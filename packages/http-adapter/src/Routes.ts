@@ -3,7 +3,8 @@
  * under the base path `/v1`) and the two documents: an operation, a
  * document, `OPTIONS` of a known path (204 with `Allow`), an unknown path
  * (404; `/store/orders` is not served) or a known path with another method
- * (405 with `Allow`). `HEAD` is answered on every `GET` route as that route.
+ * (405 with `Allow`), or a probe (`/healthz`, `/readyz`, outside the base
+ * path: `Health`). `HEAD` is answered on every `GET` route as that route.
  * Path parameters match any one non-empty segment. Absolute-form targets
  * (`http://host/v1/pets`) are read as their path.
  *
@@ -11,6 +12,7 @@
  */
 import type { PetOperations } from "@animal-store/core"
 import { Record } from "effect"
+import { healthzPath, readyzPath } from "./Health.js"
 import { basePath, docsPath, endpoints, openApiPath } from "./PetsApi.js"
 
 /**
@@ -25,6 +27,8 @@ export type Route =
     readonly params: Readonly<Record<string, string>>
   }
   | { readonly _tag: "Document" }
+  /** `GET` or `HEAD` of a probe: needs no key, is not counted. */
+  | { readonly _tag: "Probe"; readonly probe: "healthz" | "readyz" }
   | { readonly _tag: "Options"; readonly allow: ReadonlyArray<string> }
   | { readonly _tag: "NotFound" }
   | { readonly _tag: "MethodNotAllowed"; readonly allow: ReadonlyArray<string> }
@@ -103,6 +107,20 @@ const routeOf = (entry: Compiled, found: RegExpExecArray): Route => {
   return { _tag: "Operation", operation: entry.route.operation, params }
 }
 
+const probeAllow: ReadonlyArray<string> = allowOf(["GET"])
+const healthz: Route = { _tag: "Probe", probe: "healthz" }
+const readyz: Route = { _tag: "Probe", probe: "readyz" }
+const probeOptions: Route = { _tag: "Options", allow: probeAllow }
+const probeMethodNotAllowed: Route = { _tag: "MethodNotAllowed", allow: probeAllow }
+
+/** The route of `method` on a probe's path. */
+const probeRoute = (method: string, probe: Route): Route =>
+  method === "GET" || method === "HEAD"
+    ? probe
+    : method === "OPTIONS"
+    ? probeOptions
+    : probeMethodNotAllowed
+
 /**
  * The route of `method` on `path` (the path without its query string).
  *
@@ -110,6 +128,8 @@ const routeOf = (entry: Compiled, found: RegExpExecArray): Route => {
  * @category constructors
  */
 export const match = (method: string, path: string): Route => {
+  if (path === healthzPath) return probeRoute(method, healthz)
+  if (path === readyzPath) return probeRoute(method, readyz)
   if (path === "*") return method === "OPTIONS" ? { _tag: "Options", allow: allMethods } : { _tag: "NotFound" }
   const wanted = method === "HEAD" ? "GET" : method
   const others: Array<string> = []

@@ -5,7 +5,7 @@
  * @since 1.0.0
  */
 import type { ApiKeyStore, IdempotencyStore, PetRepository, RateLimitStore } from "@animal-store/core"
-import { ListPetsQuery } from "@animal-store/core"
+import { ListPetsQuery, StoreReadiness } from "@animal-store/core"
 import { Layer } from "effect"
 import * as MemoryApiKeyStore from "./MemoryApiKeyStore.js"
 import * as MemoryIdempotencyStore from "./MemoryIdempotencyStore.js"
@@ -14,8 +14,9 @@ import * as MemoryRateLimitStore from "./MemoryRateLimitStore.js"
 
 /**
  * `PetRepository`, `ApiKeyStore`, `RateLimitStore` and `IdempotencyStore` in
- * memory (the idempotency records on the same `PetRepository`), and the
- * store's `ListPetsQuery.CursorSecret`: 32 random bytes. Each build of the
+ * memory (the idempotency records on the same `PetRepository`), the
+ * store's `ListPetsQuery.CursorSecret` (32 random bytes), and its
+ * `StoreReadiness` (always ready). Each build of the
  * layer is a new, empty store independent of every other, with a secret of
  * its own (its cursors are not accepted by another build).
  *
@@ -28,9 +29,11 @@ export const layer: Layer.Layer<
   | RateLimitStore.RateLimitStore
   | IdempotencyStore.IdempotencyStore
   | ListPetsQuery.CursorSecret
+  | StoreReadiness.StoreReadiness
 > = Layer.mergeAll(
   MemoryIdempotencyStore.layer.pipe(Layer.provideMerge(MemoryPetRepository.layer)),
   MemoryApiKeyStore.layer,
   MemoryRateLimitStore.layer,
-  ListPetsQuery.layerRandomCursorSecret
+  ListPetsQuery.layerRandomCursorSecret,
+  StoreReadiness.layerAlwaysReady
 )

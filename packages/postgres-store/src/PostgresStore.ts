@@ -15,7 +15,7 @@
  * @since 1.0.0
  */
 import type { AnimalStore } from "@animal-store/core"
-import { StoreError } from "@animal-store/core"
+import { StoreError, StoreReadiness } from "@animal-store/core"
 import { SqlStore, SqlStoreSecrets } from "@animal-store/sql-store"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -140,24 +140,43 @@ export const layerClient = (
   )
 
 /**
- * The per-port layers on a `PostgresDatabase` (migrated), and the store's
- * cursor secret (read, or made the first time, from the database).
+ * Checks that the store's database answers, for health checks.
+ *
+ * @since 1.0.0
+ * @category queries
+ */
+export const ping: Effect.Effect<void, StoreError.StoreError, SqlClient.SqlClient> = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql.unsafe("SELECT 1")
+).pipe(Effect.asVoid, mapStoreError("Checking the PostgreSQL database"))
+
+/**
+ * The per-port layers on a `PostgresDatabase` (migrated), the store's
+ * cursor secret (read, or made the first time, from the database) and its
+ * readiness (`ping`).
  *
  * @since 1.0.0
  * @category layers
  */
-export const layerPorts: Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, PostgresDatabase.PostgresDatabase> = Layer
+export const layerPorts: Layer.Layer<
+  AnimalStore.StorePorts | StoreReadiness.StoreReadiness,
+  StoreError.StoreError,
+  PostgresDatabase.PostgresDatabase
+> = Layer
   .unwrapEffect(Effect.map(PostgresDatabase.PostgresDatabase, (db) =>
-    SqlStore.layer({
-      ports: Layer.mergeAll(
-        PostgresPetRepository.layer,
-        PostgresApiKeyStore.layer,
-        PostgresRateLimitStore.layer,
-        PostgresIdempotencyStore.layer
-      ),
-      classifier,
-      secretsTable: `${db.schema}.${SqlStoreSecrets.table}`
-    }).pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, db.sql)))))
+    Layer.merge(
+      StoreReadiness.layer(Effect.provideService(ping, SqlClient.SqlClient, db.sql)),
+      SqlStore.layer({
+        ports: Layer.mergeAll(
+          PostgresPetRepository.layer,
+          PostgresApiKeyStore.layer,
+          PostgresRateLimitStore.layer,
+          PostgresIdempotencyStore.layer
+        ),
+        classifier,
+        secretsTable: `${db.schema}.${SqlStoreSecrets.table}`
+      }).pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, db.sql)))
+    )))
 
 const validSchema = (schema: string | undefined) =>
   Effect.suspend(() =>
@@ -183,12 +202,12 @@ const validSchema = (schema: string | undefined) =>
  */
 export const layerOnClient = (
   options: { readonly schema?: string | undefined } = {}
-): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, PgClient.PgClient> => layerOn(options.schema, undefined)
+): Layer.Layer<AnimalStore.StorePorts | StoreReadiness.StoreReadiness, StoreError.StoreError, PgClient.PgClient> => layerOn(options.schema, undefined)
 
 const layerOn = (
   schemaOption: string | undefined,
   listenUrl: string | undefined
-): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, PgClient.PgClient> =>
+): Layer.Layer<AnimalStore.StorePorts | StoreReadiness.StoreReadiness, StoreError.StoreError, PgClient.PgClient> =>
   Layer.provide(
     layerPorts,
     Layer.effect(
@@ -210,7 +229,9 @@ const layerOn = (
  * @since 1.0.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
+export const layer = (
+  options: Options
+): Layer.Layer<AnimalStore.StorePorts | StoreReadiness.StoreReadiness, StoreError.StoreError> =>
   Layer.provide(
     layerOn(options.schema, Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url),
     Layer.unwrapEffect(Effect.as(validSchema(options.schema), layerClient(options)))
@@ -224,16 +245,5 @@ export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts, Sto
  */
 export const layerConfig = (
   config: Config.Config.Wrap<Options>
-): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError | ConfigError.ConfigError> =>
+): Layer.Layer<AnimalStore.StorePorts | StoreReadiness.StoreReadiness, StoreError.StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(config), layer))
-
-/**
- * Checks that the store's database answers, for health checks.
- *
- * @since 1.0.0
- * @category queries
- */
-export const ping: Effect.Effect<void, StoreError.StoreError, SqlClient.SqlClient> = Effect.flatMap(
-  SqlClient.SqlClient,
-  (sql) => sql.unsafe("SELECT 1")
-).pipe(Effect.asVoid, mapStoreError("Checking the PostgreSQL database"))

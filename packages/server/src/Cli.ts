@@ -17,9 +17,19 @@ import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Doc from "@effect/printer/Doc"
 import { AccessConfig } from "@animal-store/core"
-import { Config, Effect, Either, Layer, Option } from "effect"
+import { Config, Effect, Either, Layer, Logger, LogLevel, Option, Runtime } from "effect"
 import type { Env } from "./internal/cliOptions.js"
-import { CliError, configProvider, environment, refused, serveDefaults, serveSetting, store, storeFailure } from "./internal/cliOptions.js"
+import {
+  CliError,
+  configProvider,
+  environment,
+  refused,
+  serveDefaults,
+  serveSetting,
+  setting,
+  store,
+  storeFailure
+} from "./internal/cliOptions.js"
 import * as HeapPolicy from "./internal/heapPolicy.js"
 import * as JsonLines from "./internal/jsonLines.js"
 import * as KeysCommand from "./internal/keysCommand.js"
@@ -87,6 +97,41 @@ const provisionedKeys = Config.option(Config.string(KeyProvisioning.variable)).p
     Either.mapLeft(KeyProvisioning.parse(Option.getOrUndefined(value)), (error) => refused(error.message))
   )
 )
+
+/** The levels of `--log-level`, by name. */
+const logLevels: Readonly<Record<string, LogLevel.LogLevel>> = {
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  error: LogLevel.Error,
+  none: LogLevel.None
+}
+
+/** The variable of `--log-level`. */
+const logLevelVariable = "ANIMAL_STORE_LOG_LEVEL"
+
+/**
+ * `serve`'s `--log-level`, taken off the command line before @effect/cli
+ * reads it (its built-in `--log-level` would take other names, such as
+ * `trace`, and hide the flag from `serve`): it is passed to `serve` as its
+ * variable, which the flag wins over. `""` when it has no value.
+ */
+const takeLogLevel = (argv: ReadonlyArray<string>): { readonly argv: ReadonlyArray<string>; readonly value?: string } => {
+  if (argv[0] !== "serve") return { argv }
+  const rest: Array<string> = []
+  let value: string | undefined
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === "--") {
+      rest.push(...argv.slice(i))
+      break
+    }
+    if (arg === "--log-level") value = argv[++i] ?? ""
+    else if (arg.startsWith("--log-level=")) value = arg.slice("--log-level=".length)
+    else rest.push(arg)
+  }
+  return value === undefined ? { argv } : { argv: rest, value }
+}
 
 /**
  * What `serve` runs: the server and, when `ops` is set, its operations
@@ -200,7 +245,17 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
     about: "address of the operations listener",
     fallback: "127.0.0.1",
     decode: Either.right
-  }).pipe(Options.withDefault("127.0.0.1"))
+  }).pipe(Options.withDefault("127.0.0.1")),
+  logLevel: setting("log-level", {
+    variable: logLevelVariable,
+    value: "debug|info|warn|error|none",
+    about: "the lowest level logged (access lines are info, probes' debug)",
+    fallback: "info",
+    decode: (text) =>
+      Object.hasOwn(logLevels, text)
+        ? Either.right(logLevels[text]!)
+        : Either.left(`expected debug, info, warn, error or none, got "${text}"`)
+  }).pipe(Options.withDefault(LogLevel.Info))
 }).pipe(Options.mapEffect((settings) =>
   Effect.map(provisionedKeys, (keys): ServeOptions => ({
     host: settings.host,
@@ -228,7 +283,8 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
     corsOrigins: settings.corsOrigins,
     cursorSecret: Option.getOrUndefined(settings.cursorSecret),
     accessLog: settings.accessLog,
-    ops: { host: settings.opsHost, port: Option.getOrUndefined(settings.opsPort) }
+    ops: { host: settings.opsHost, port: Option.getOrUndefined(settings.opsPort) },
+    logLevel: settings.logLevel
   }))
 ))
 /**
@@ -237,18 +293,20 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
  * signal (a terminal's Ctrl-C reaches the parent too, which may forward it)
  * from cutting the graceful shutdown short.
  */
-const processPolicy = Layer.scopedDiscard(Effect.acquireRelease(
-  Effect.sync(() => {
-    const restoreHeap = HeapPolicy.apply()
-    const ignore = () => {}
-    process.on("SIGINT", ignore).on("SIGTERM", ignore)
-    return () => {
-      process.off("SIGINT", ignore).off("SIGTERM", ignore)
-      restoreHeap()
-    }
-  }),
-  (release) => Effect.sync(release)
-))
+const processPolicy = Layer.scopedDiscard(Effect.flatMap(Effect.runtime<never>(), (runtime) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const restoreHeap = HeapPolicy.apply()
+      const received = (signal: NodeJS.Signals) =>
+        Runtime.runFork(runtime)(Effect.annotateLogs(Effect.logInfo(`${signal} received: shutting down`), { signal }))
+      process.on("SIGINT", received).on("SIGTERM", received)
+      return () => {
+        process.off("SIGINT", received).off("SIGTERM", received)
+        restoreHeap()
+      }
+    }),
+    (release) => Effect.sync(release)
+  )))
 
 /** The variable whose token opens the admin API on the operations listener. */
 const adminTokenVariable = "ANIMAL_STORE_ADMIN_TOKEN"
@@ -291,7 +349,7 @@ const serve = (options: ServeOptions): Effect.Effect<void, CliError> =>
         ),
       ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message }))
     }),
-    Effect.provide(JsonLines.layer)
+    Effect.provide(Layer.merge(JsonLines.layer, Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info)))
   )
 const command = Command.make("animal-store").pipe(
   Command.withDescription("The Animal Store server and its keys"),
@@ -331,19 +389,25 @@ const refusal = (error: ValidationError.ValidationError, argv: ReadonlyArray<str
  * @category constructors
  */
 export const run = (argv: ReadonlyArray<string>, env: Env): Effect.Effect<void, CliError, CliApp.CliApp.Environment> =>
-  Effect.consoleWith((console) =>
-    Command.run(
+  Effect.consoleWith((console) => {
+    const logLevel = takeLogLevel(argv)
+    if (logLevel.value === "") {
+      const message = "--log-level: expected debug, info, warn, error or none"
+      return Effect.zipRight(console.error(`animal-store: ${message}`), Effect.fail(new CliError({ message })))
+    }
+    const serveEnv = logLevel.value === undefined ? env : { ...env, [logLevelVariable]: logLevel.value }
+    return Command.run(
       // The commands print on the console `run` was given...
       Command.transformHandler(command, (handler) => Effect.withConsole(handler, console)),
       { name: "animal-store", version }
-    )(["node", "animal-store", ...(argv[0] === "help" ? [...argv.slice(1), "--help"] : argv)]).pipe(
+    )(["node", "animal-store", ...(argv[0] === "help" ? [...argv.slice(1), "--help"] : logLevel.argv)]).pipe(
       // ... and @effect/cli's own report of a refused command line is replaced by the one line below.
       Effect.withConsole({ ...console, error: () => Effect.void }),
-      Effect.withConfigProvider(configProvider(env)),
+      Effect.withConfigProvider(configProvider(serveEnv)),
       Effect.catchIf(ValidationError.isValidationError, (error) => Effect.fail(new CliError({ message: refusal(error, argv) }))),
       Effect.catchAllDefect((defect) =>
         Effect.fail(new CliError({ message: `unexpected error: ${defect instanceof Error ? defect.message : String(defect)}` }))
       ),
       Effect.tapError((error) => console.error(`animal-store: ${error.message}`))
     )
-  )
+  })

@@ -4,8 +4,11 @@
  * provisioned at start.
  *
  * Shutdown (scope closed, e.g. by SIGINT/SIGTERM through `NodeRuntime`):
- * the server stops accepting, requests in flight finish, then the store is
- * closed, in that order.
+ * the server stops accepting, responses from then on say `Connection: close`
+ * and idle keep-alive connections are closed (`NodeServer.drain`), requests
+ * in flight finish, then the store is closed, in that order. Startup (the
+ * address, the store, the environment) and each step of the shutdown are
+ * logged.
  *
  * @since 1.0.0
  */
@@ -14,8 +17,8 @@ import { AccessConfig, AnimalStore, ListPetsQuery } from "@animal-store/core"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import type { Redacted } from "effect"
-import { Effect, Layer, RuntimeFlags, RuntimeFlagsPatch } from "effect"
+import type { LogLevel, Redacted } from "effect"
+import { Effect, Layer, Logger, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import { HttpAdapter, NodeServer, PetsApi } from "@animal-store/http-adapter"
 import * as KeyProvisioning from "./KeyProvisioning.js"
 import * as StoreLocation from "./StoreLocation.js"
@@ -38,16 +41,30 @@ export interface Options extends HttpAdapter.Options {
    * store and across restarts; made per process for memory).
    */
   readonly cursorSecret?: string | Redacted.Redacted<string> | undefined
+  /**
+   * The lowest level logged while the server is built and serves (access
+   * lines are Info, a probe's Debug). Default: the level of the context
+   * (Effect's default is Info).
+   */
+  readonly logLevel?: LogLevel.LogLevel | undefined
 }
 
-const logListening = Layer.effectDiscard(
-  Effect.flatMap(HttpServer.HttpServer, ({ address }) =>
-    Effect.logInfo(
-      address._tag === "TcpAddress"
-        ? `Animal Store listening on http://${address.hostname}:${address.port}${PetsApi.basePath}`
-        : `Animal Store listening on ${address.path}`
-    ))
-)
+/** The startup line: where it listens, on which store, for which environment. */
+const logListening = (options: Options) =>
+  Layer.effectDiscard(
+    Effect.flatMap(HttpServer.HttpServer, ({ address }) => {
+      const listening = address._tag === "TcpAddress"
+        ? `http://${address.hostname}:${address.port}${PetsApi.basePath}`
+        : address.path
+      return Effect.logInfo(`Animal Store listening on ${listening}`).pipe(
+        Effect.annotateLogs({
+          address: listening,
+          store: StoreLocation.format(options.store),
+          environment: options.access?.environment ?? AccessConfig.defaults.environment
+        })
+      )
+    })
+  )
 
 /**
  * The services of core on the store at `location`, with the access settings
@@ -84,8 +101,10 @@ const withoutRuntimeMetrics = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.
 
 /**
  * The API on a Node http server with the limits, listening on `options`'
- * host and port until the scope closes (then it stops accepting and waits
- * for the requests in flight), on the core services of the context.
+ * host and port until the scope closes (then it drains: it stops accepting,
+ * answers with `Connection: close`, closes idle connections and waits for
+ * the requests in flight, and logs "Drained"), on the core services of the
+ * context.
  *
  * @since 1.0.0
  * @category layers
@@ -95,11 +114,19 @@ export const layerHttp = (
 ): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, HttpAdapter.Requirements> =>
   Layer.scoped(
     HttpServer.HttpServer,
-    Effect.flatMap(withoutRuntimeMetrics(HttpAdapter.makeNodeListeners(options)), (listeners) =>
-      NodeHttpServer.make(() => NodeServer.make(options.limits, listeners), {
-        host: options.host,
-        port: options.port
-      }))
+    Effect.gen(function*() {
+      const listeners = yield* withoutRuntimeMetrics(HttpAdapter.makeNodeListeners(options))
+      const server = NodeServer.make(options.limits, listeners)
+      let listening = false
+      // Finalizers run last added first: drain, close (`NodeHttpServer.make`'s), then the log.
+      yield* Effect.addFinalizer(() => listening ? Effect.logInfo("Drained: every request in flight answered") : Effect.void)
+      const http = yield* NodeHttpServer.make(() => server, { host: options.host, port: options.port })
+      listening = true
+      yield* Effect.addFinalizer(() =>
+        Effect.zipRight(Effect.logInfo("Draining: no new connections"), Effect.sync(() => NodeServer.drain(server)))
+      )
+      return http
+    })
   )
 
 /**
@@ -123,9 +150,21 @@ export const layer = (
 ): Layer.Layer<
   HttpServer.HttpServer | AnimalStore.Services,
   StoreError.StoreError | HttpServerError.ServeError | KeyProvisioning.ProvisioningError
-> =>
-  logListening.pipe(
+> => {
+  let storeOpen = false
+  // Built before the store, released after it: logs that the store was closed.
+  const logStoreClosed = Layer.scopedDiscard(
+    Effect.addFinalizer(() => storeOpen ? Effect.logInfo("Store closed") : Effect.void)
+  )
+  const services = Layer.tap(
+    layerServices(options.store, options.access, options.cursorSecret),
+    () => Effect.sync(() => (storeOpen = true))
+  )
+  const server = logListening(options).pipe(
     Layer.provideMerge(layerHttp({ ...options, baseUrl: baseUrlOf(options) })),
     Layer.provide(Layer.effectDiscard(KeyProvisioning.provision(options.keys ?? []))),
-    Layer.provideMerge(layerServices(options.store, options.access, options.cursorSecret))
+    Layer.provideMerge(services),
+    Layer.provide(logStoreClosed)
   )
+  return options.logLevel === undefined ? server : Layer.provide(server, Logger.minimumLogLevel(options.logLevel))
+}

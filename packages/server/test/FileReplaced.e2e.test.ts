@@ -52,8 +52,11 @@ describe("the files of a served SQLite database changed under it", () => {
         expect(await names(serving)).toEqual(["Rex"])
         expect((await get(serving, "/v1/pets/1")).status).toBe(200)
         expect(logged(serving, "ERROR", refusedLog)).toHaveLength(1)
+        // Readiness fails while the file is away (it is cached for at most a second).
+        expect(await eventually(async () => (await get(serving, "/readyz")).status === 503)).toBe(true)
         Fs.renameSync(`${filename}.moved`, filename)
         expect((await create(serving, "Max")).status).toBe(201)
+        expect(await eventually(async () => (await get(serving, "/readyz")).status === 200)).toBe(true)
         expect(logged(serving, "INFO", acceptedLog)).toHaveLength(1)
 
         // Replaced by a copy of itself (another file), then the original put back.

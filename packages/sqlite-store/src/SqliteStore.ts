@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import type { AnimalStore, StoreError } from "@animal-store/core"
+import type { AnimalStore, StoreError, StoreReadiness } from "@animal-store/core"
 import { SqlStore, StoreUrl } from "@animal-store/sql-store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
@@ -17,6 +17,7 @@ import * as GroupCommit from "./internal/groupCommit.js"
 import * as IdempotencyStore from "./internal/idempotencyStore.js"
 import * as PetRepository from "./internal/petRepository.js"
 import * as RateLimitStore from "./internal/rateLimitStore.js"
+import * as Readiness from "./internal/readiness.js"
 import { classifier } from "./internal/storeError.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
 
@@ -74,27 +75,34 @@ export const layerClient = (
     )))
 
 /**
- * Every port, and the cursor secret (read, or made the first time, from the
- * database), on the `SqliteClient` of `makeClient` (migrated).
+ * Every port, the cursor secret (read, or made the first time, from the
+ * database) and the store's readiness (`SELECT 1`), on the `SqliteClient` of
+ * `makeClient` (migrated).
  *
  * @since 1.0.0
  * @category layers
  */
-export const layerPorts: Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError, SqliteClient.SqliteClient> = SqlStore
+export const layerPorts: Layer.Layer<
+  AnimalStore.StorePorts | StoreReadiness.StoreReadiness,
+  StoreError.StoreError,
+  SqliteClient.SqliteClient
+> = SqlStore
   .layer({
     ports: Layer.mergeAll(PetRepository.layer, ApiKeyStore.layer, RateLimitStore.layer, IdempotencyStore.layer).pipe(
       Layer.provide(Layer.scoped(GroupCommit.GroupCommit, Effect.flatMap(SqliteClient.SqliteClient, GroupCommit.make)))
     ),
     classifier
-  }).pipe(Layer.provide(Layer.effect(SqlClient.SqlClient, SqliteClient.SqliteClient)))
+  }).pipe(Layer.provide(Layer.effect(SqlClient.SqlClient, SqliteClient.SqliteClient)), Layer.merge(Readiness.layer))
 
 /**
- * Every port on the SQLite database `options.filename`.
+ * Every port, and the readiness, on the SQLite database `options.filename`.
  *
  * @since 1.0.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
+export const layer = (
+  options: Options
+): Layer.Layer<AnimalStore.StorePorts | StoreReadiness.StoreReadiness, StoreError.StoreError> =>
   Layer.provide(layerPorts, layerClient(options))
 
 /**
@@ -105,7 +113,7 @@ export const layer = (options: Options): Layer.Layer<AnimalStore.StorePorts, Sto
  */
 export const layerConfig = (
   config: Config.Config.Wrap<Options>
-): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError | ConfigError.ConfigError> =>
+): Layer.Layer<AnimalStore.StorePorts | StoreReadiness.StoreReadiness, StoreError.StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(config), layer))
 
 /**

@@ -1,0 +1,57 @@
+/**
+ * `X-Request-Id` (decisions.md "Operations"): an incoming value of 1 to 128
+ * visible ASCII characters (0x21-0x7E) is kept, otherwise one is generated (a
+ * random UUID). Every response the adapter writes carries it, and so does the
+ * request's access line.
+ *
+ * @since 1.0.0
+ */
+
+/**
+ * The header, lower-case as responses carry it.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const header = "x-request-id"
+
+/**
+ * The longest request id kept.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const maxLength = 128
+
+/**
+ * Whether `value` is kept as a request id: 1 to 128 visible ASCII characters.
+ *
+ * @since 1.0.0
+ * @category guards
+ */
+export const isValid = (value: string): boolean => {
+  const length = value.length
+  if (length === 0 || length > maxLength) return false
+  for (let i = 0; i < length; i++) {
+    const code = value.charCodeAt(i)
+    if (code < 0x21 || code > 0x7e) return false
+  }
+  return true
+}
+
+/**
+ * A new request id: a random UUID.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const generate = (): string => globalThis.crypto.randomUUID()
+
+/**
+ * The request id of a request whose `X-Request-Id` is `value`: `value` when
+ * it is valid, else a new one.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const of = (value: string | undefined): string => value !== undefined && isValid(value) ? value : generate()
