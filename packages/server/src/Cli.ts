@@ -25,7 +25,7 @@ import * as JsonLines from "./internal/jsonLines.js"
 import * as KeysCommand from "./internal/keysCommand.js"
 import * as Settings from "./internal/settings.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
-import * as StandaloneServer from "./StandaloneServer.js"
+import * as Supervisor from "./Supervisor.js"
 
 export {
   /**
@@ -91,7 +91,7 @@ const provisionedKeys = Config.option(Config.string(KeyProvisioning.variable)).p
  * @since 1.0.0
  * @category options
  */
-export const serveOptions: Options.Options<StandaloneServer.Options> = Options.all({
+export const serveOptions: Options.Options<Supervisor.Options> = Options.all({
   port: serveSetting("port", {
     value: "N",
     about: "the port to listen on",
@@ -172,9 +172,15 @@ export const serveOptions: Options.Options<StandaloneServer.Options> = Options.a
     about: "one JSON line per request",
     fallback: "on",
     decode: Settings.onOff
-  }).pipe(Options.withDefault(true))
+  }).pipe(Options.withDefault(true)),
+  workers: serveSetting("workers", {
+    value: "N|auto",
+    about: "processes serving the port and the store (SQLite or PostgreSQL), restarted when one dies; auto: one per core",
+    fallback: "1",
+    decode: Supervisor.parseWorkers
+  }).pipe(Options.withDefault(1))
 }).pipe(Options.mapEffect((settings) =>
-  Effect.map(provisionedKeys, (keys): StandaloneServer.Options => ({
+  Effect.map(provisionedKeys, (keys): Supervisor.Options => ({
     host: settings.host,
     port: settings.port,
     // Only a PostgreSQL store has a pool and statements: the settings are ignored otherwise.
@@ -199,7 +205,8 @@ export const serveOptions: Options.Options<StandaloneServer.Options> = Options.a
     trustedProxies: settings.trustedProxies,
     corsOrigins: settings.corsOrigins,
     cursorSecret: Option.getOrUndefined(settings.cursorSecret),
-    accessLog: settings.accessLog
+    accessLog: settings.accessLog,
+    workers: settings.workers
   }))
 ))
 /**
@@ -222,10 +229,10 @@ const processPolicy = Layer.scopedDiscard(Effect.acquireRelease(
 ))
 
 /** The server until interrupted; the access log goes to stdout's JSON lines, in the logger's format. */
-const serve = (options: StandaloneServer.Options): Effect.Effect<void, CliError> =>
+const serve = (options: Supervisor.Options): Effect.Effect<void, CliError> =>
   Layer.launch(Layer.merge(
     processPolicy,
-    StandaloneServer.layer({ ...options, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })
+    Supervisor.layer({ ...options, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })
   )).pipe(
     Effect.catchTags({
       StoreError: (error) => Effect.fail(storeFailure(options.store)(error)),
@@ -237,7 +244,8 @@ const serve = (options: StandaloneServer.Options): Effect.Effect<void, CliError>
             }`
           })
         ),
-      ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message }))
+      ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message })),
+      WorkersError: (error) => Effect.fail(new CliError({ message: error.message }))
     }),
     Effect.provide(JsonLines.layer)
   )

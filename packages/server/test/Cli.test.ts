@@ -89,7 +89,8 @@ describe("animal-store serve options", () => {
     "trusted-proxies": ["10.0.0.1", "10.0.0.2,10.0.0.3"],
     "cors-origins": ["https://app.example.com", "*"],
     "cursor-secret": ["a".repeat(32), "b".repeat(40)],
-    "access-log": ["off", "on"]
+    "access-log": ["off", "on"],
+    "workers": ["2", "3"]
   }
 
   for (const [flag, variable] of Object.entries(Cli.serveFlags) as Array<[keyof typeof Cli.serveFlags, string]>) {

@@ -57,7 +57,8 @@ export const serveFlags = {
   "trusted-proxies": "ANIMAL_STORE_TRUSTED_PROXIES",
   "cors-origins": "ANIMAL_STORE_CORS_ORIGINS",
   "cursor-secret": "ANIMAL_STORE_CURSOR_SECRET",
-  "access-log": "ANIMAL_STORE_ACCESS_LOG"
+  "access-log": "ANIMAL_STORE_ACCESS_LOG",
+  "workers": "ANIMAL_STORE_WORKERS"
 } as const
 
 /**
