@@ -101,9 +101,14 @@ export const layer = (
       })
     )
   }
-  const worker = Workers.workerNumber()
-  if (worker !== undefined) {
-    return Layer.discard(StandaloneServer.layer({ ...options, keys: [] })).pipe(Layer.annotateLogs("worker", worker))
+  const forked = Workers.workerOf()
+  if (forked !== undefined) {
+    return Layer.discard(StandaloneServer.layer({ ...options, port: forked.port, keys: [] })).pipe(
+      Layer.annotateLogs("worker", forked.worker)
+    )
   }
-  return Layer.scopedDiscard(Effect.zipRight(prepare(options), Workers.supervise(count)))
+  return Layer.scopedDiscard(Effect.gen(function*() {
+    yield* prepare(options)
+    yield* Workers.supervise(count, yield* Workers.concretePort(options.host, options.port))
+  }))
 }

@@ -8,17 +8,38 @@
  */
 import type { Worker } from "node:cluster"
 import Cluster from "node:cluster"
+import * as Net from "node:net"
 import type { Scope } from "effect"
 import { Clock, Data, Deferred, Duration, Effect, Exit, FiberId, Schedule } from "effect"
 
-/** The variable that marks a process forked by the supervisor, with its worker number. @internal */
-export const workerVariable = "ANIMAL_STORE_WORKER"
+/** The variables that mark a process forked by the supervisor: its number, and the port to listen on. */
+const workerVariable = "ANIMAL_STORE_WORKER"
+const portVariable = "ANIMAL_STORE_WORKER_PORT"
 
-/** This process's worker number when the supervisor forked it. @internal */
-export const workerNumber = (): number | undefined => {
-  const value = process.env[workerVariable]
-  return Cluster.isWorker && value !== undefined && /^[1-9][0-9]*$/.test(value) ? Number(value) : undefined
+/** This process's worker number and port when the supervisor forked it. @internal */
+export const workerOf = (): { readonly worker: number; readonly port: number } | undefined => {
+  const worker = process.env[workerVariable]
+  const port = process.env[portVariable]
+  const number = (text: string | undefined) => text !== undefined && /^[1-9][0-9]*$/.test(text)
+  return Cluster.isWorker && number(worker) && number(port) ? { worker: Number(worker), port: Number(port) } : undefined
 }
+
+/**
+ * `port`, or when it is 0 a port free now on `host`: every worker, restarted
+ * ones too, listens on one port (on port 0, workers started after all had
+ * died would listen on another).
+ *
+ * @internal
+ */
+export const concretePort = (host: string, port: number): Effect.Effect<number, WorkersError> =>
+  port !== 0 ? Effect.succeed(port) : Effect.async<number, WorkersError>((resume) => {
+    const server = Net.createServer()
+    server.once("error", (error) => resume(Effect.fail(new WorkersError({ message: `cannot listen on ${host}: ${error.message}` }))))
+    server.listen({ host, port: 0 }, () => {
+      const { port } = server.address() as Net.AddressInfo
+      server.close(() => resume(Effect.succeed(port)))
+    })
+  })
 
 /**
  * A worker could not start, or the workers cannot serve this store.
@@ -76,11 +97,11 @@ interface Running {
   readonly exited: Deferred.Deferred<{ readonly code: number | null; readonly signal: string | null }>
 }
 
-const fork = (worker: number): Effect.Effect<Running> =>
+const fork = (worker: number, port: number): Effect.Effect<Running> =>
   Effect.sync(() => {
     const listening = Deferred.unsafeMake<void>(FiberId.none)
     const exited = Deferred.unsafeMake<{ readonly code: number | null; readonly signal: string | null }>(FiberId.none)
-    const forked = Cluster.fork({ [workerVariable]: String(worker) })
+    const forked = Cluster.fork({ [workerVariable]: String(worker), [portVariable]: String(port) })
     forked.once("listening", () => Deferred.unsafeDone(listening, Exit.void))
     forked.once("exit", (code: number | null, signal: string | null) => Deferred.unsafeDone(exited, Exit.succeed({ code, signal })))
     // A failure to fork is followed by its exit; unhandled, it would end the supervisor.
@@ -102,10 +123,10 @@ const describe = (code: number | null, signal: string | null): string =>
  * One worker from its start to its exit: `ready` succeeds once it listens,
  * or fails if it exits first (a no-op once done). Stopped if interrupted.
  */
-const runOnce = (worker: number, ready: Deferred.Deferred<void, WorkersError>): Effect.Effect<WorkerExit> =>
+const runOnce = (worker: number, port: number, ready: Deferred.Deferred<void, WorkersError>): Effect.Effect<WorkerExit> =>
   Effect.scoped(Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
-    const running = yield* Effect.acquireRelease(fork(worker), stop)
+    const running = yield* Effect.acquireRelease(fork(worker, port), stop)
     const pid = running.worker.process.pid
     yield* Effect.logInfo("worker started").pipe(Effect.annotateLogs({ worker, pid }))
     yield* Effect.forkScoped(Effect.zipRight(Deferred.await(running.listening), Deferred.succeed(ready, undefined)))
@@ -120,9 +141,9 @@ const runOnce = (worker: number, ready: Deferred.Deferred<void, WorkersError>): 
   }))
 
 /** A worker kept running: restarted after each exit, the exit logged. */
-const keep = (worker: number, ready: Deferred.Deferred<void, WorkersError>, policy: RestartPolicy) =>
+const keep = (worker: number, port: number, ready: Deferred.Deferred<void, WorkersError>, policy: RestartPolicy) =>
   Effect.repeat(
-    runOnce(worker, ready),
+    runOnce(worker, port, ready),
     restarts(policy).pipe(Schedule.tapOutput(([exit, delay]) =>
       Effect.logError("worker exited").pipe(Effect.annotateLogs({
         worker: exit.worker,
@@ -135,20 +156,21 @@ const keep = (worker: number, ready: Deferred.Deferred<void, WorkersError>, poli
   )
 
 /**
- * Starts `count` workers and keeps them running until the scope closes, when
- * they are all stopped at once (each drains). Succeeds once every worker
- * listens; fails if one exits before.
+ * Starts `count` workers listening on `port` and keeps them running until
+ * the scope closes, when they are all stopped at once (each drains).
+ * Succeeds once every worker listens; fails if one exits before.
  *
  * @internal
  */
 export const supervise = (
   count: number,
+  port: number,
   policy: RestartPolicy = restartDefaults
 ): Effect.Effect<void, WorkersError, Scope.Scope> =>
   Effect.gen(function*() {
     const ready = yield* Effect.forEach(Array.from({ length: count }), () => Deferred.make<void, WorkersError>())
     yield* Effect.forkScoped(
-      Effect.forEach(ready, (deferred, i) => keep(i + 1, deferred, policy), { concurrency: "unbounded", discard: true })
+      Effect.forEach(ready, (deferred, i) => keep(i + 1, port, deferred, policy), { concurrency: "unbounded", discard: true })
     )
     yield* Effect.forEach(ready, Deferred.await, { discard: true })
     yield* Effect.logInfo(`Animal Store serving with ${count} workers`)
