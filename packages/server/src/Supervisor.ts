@@ -109,6 +109,6 @@ export const layer = (
   }
   return Layer.scopedDiscard(Effect.gen(function*() {
     yield* prepare(options)
-    yield* Workers.supervise(count, yield* Workers.concretePort(options.host, options.port))
+    yield* Workers.supervise(count, yield* Workers.workersPort(options.host, options.port))
   }))
 }

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
+import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as PgCluster from "../../postgres-store/test/support/PgCluster.js"
@@ -147,10 +148,21 @@ const halfSentPost = (origin: string, key: string, body: string) =>
   })
 
 describe("animal-store serve --workers 2", () => {
-  it("is refused on the memory store, and a bad count, with one line", async () => {
-    const [memory, zero] = await Promise.all([
+  it("is refused on the memory store, with a bad count, and on a port in use, with one line", async () => {
+    const folder = temporaryFolder()
+    const taken = Net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as Net.AddressInfo).port
+    const [memory, zero, inUse] = await Promise.all([
       runCli(["serve", "--port", "0", "--store", "memory", "--workers", "2"]),
-      runCli(["serve", "--port", "0", "--store", "memory"], { ANIMAL_STORE_WORKERS: "0" })
+      runCli(["serve", "--port", "0", "--store", "memory"], { ANIMAL_STORE_WORKERS: "0" }),
+      runCli(["serve", "--port", String(port), "--store", `sqlite:${Path.join(folder, "a.db")}`, "--workers", "2"])
+    ])
+    taken.close()
+    Fs.rmSync(folder, { recursive: true, force: true })
+    expect([inUse.code, inUse.stderr]).toEqual([
+      1,
+      `animal-store: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`
     ])
     expect([memory.code, memory.stderr]).toEqual([
       1,

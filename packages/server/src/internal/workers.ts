@@ -25,28 +25,30 @@ export const workerOf = (): { readonly worker: number; readonly port: number } |
 }
 
 /**
- * `port`, or when it is 0 a port free now on `host`: every worker, restarted
- * ones too, listens on one port (on port 0, workers started after all had
- * died would listen on another).
- *
- * @internal
- */
-export const concretePort = (host: string, port: number): Effect.Effect<number, WorkersError> =>
-  port !== 0 ? Effect.succeed(port) : Effect.async<number, WorkersError>((resume) => {
-    const server = Net.createServer()
-    server.once("error", (error) => resume(Effect.fail(new WorkersError({ message: `cannot listen on ${host}: ${error.message}` }))))
-    server.listen({ host, port: 0 }, () => {
-      const { port } = server.address() as Net.AddressInfo
-      server.close(() => resume(Effect.succeed(port)))
-    })
-  })
-
-/**
  * A worker could not start, or the workers cannot serve this store.
  *
  * @internal
  */
 export class WorkersError extends Data.TaggedError("WorkersError")<{ readonly message: string }> {}
+
+/**
+ * The port every worker listens on, restarted ones too: `port` once this
+ * process could listen on it (so a port in use is one line, not one a
+ * worker), or when it is 0 one free now (on port 0, workers started after
+ * all had died would listen on another).
+ *
+ * @internal
+ */
+export const workersPort = (host: string, port: number): Effect.Effect<number, WorkersError> =>
+  Effect.async<number, WorkersError>((resume) => {
+    const server = Net.createServer()
+    server.once("error", (error) =>
+      resume(Effect.fail(new WorkersError({ message: `cannot listen on ${host}:${port}: ${error.message}` }))))
+    server.listen({ host, port }, () => {
+      const { port } = server.address() as Net.AddressInfo
+      server.close(() => resume(Effect.succeed(port)))
+    })
+  })
 
 /** How a worker process ended. @internal */
 export interface WorkerExit {
