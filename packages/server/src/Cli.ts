@@ -40,6 +40,7 @@ import * as OpsListener from "./OpsListener.js"
 import * as ServerMetrics from "./ServerMetrics.js"
 import * as StandaloneServer from "./StandaloneServer.js"
 import * as Tracing from "./Tracing.js"
+import * as Supervisor from "./Supervisor.js"
 
 export {
   /**
@@ -140,7 +141,7 @@ const takeLogLevel = (argv: ReadonlyArray<string>): { readonly argv: ReadonlyArr
  * @since 1.0.0
  * @category models
  */
-export interface ServeOptions extends StandaloneServer.Options {
+export interface ServeOptions extends Supervisor.Options {
   /** The operations listener's address; it is off when `port` is `undefined`. */
   readonly ops?: { readonly host: string; readonly port: number | undefined } | undefined
 }
@@ -255,7 +256,13 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
       Object.hasOwn(logLevels, text)
         ? Either.right(logLevels[text]!)
         : Either.left(`expected debug, info, warn, error or none, got "${text}"`)
-  }).pipe(Options.withDefault(LogLevel.Info))
+  }).pipe(Options.withDefault(LogLevel.Info)),
+  workers: serveSetting("workers", {
+    value: "N|auto",
+    about: "processes serving the port and the store (SQLite or PostgreSQL), restarted when one dies; auto: one per core",
+    fallback: "1",
+    decode: Supervisor.parseWorkers
+  }).pipe(Options.withDefault(1))
 }).pipe(Options.mapEffect((settings) =>
   Effect.map(provisionedKeys, (keys): ServeOptions => ({
     host: settings.host,
@@ -284,7 +291,8 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
     cursorSecret: Option.getOrUndefined(settings.cursorSecret),
     accessLog: settings.accessLog,
     ops: { host: settings.opsHost, port: Option.getOrUndefined(settings.opsPort) },
-    logLevel: settings.logLevel
+    logLevel: settings.logLevel,
+    workers: settings.workers
   }))
 ))
 /**
@@ -323,7 +331,7 @@ const opsListener = (host: string, port: number) =>
  * The server with the operations listener when `ops` is set (its metrics
  * observe every request), traced as the `OTEL_*` variables say.
  */
-const server = ({ ops, ...options }: ServeOptions) => {
+const server = (ops: ServeOptions["ops"]) => (options: StandaloneServer.Options) => {
   const http = (observe: StandaloneServer.Options["observe"]) =>
     StandaloneServer.layer({ ...options, observe, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })
   if (ops?.port === undefined) return Tracing.provideConfig(http(undefined))
@@ -335,8 +343,9 @@ const server = ({ ops, ...options }: ServeOptions) => {
   )
 }
 
-const serve = (options: ServeOptions): Effect.Effect<void, CliError> =>
-  Layer.launch(Layer.merge(processPolicy, server(options))).pipe(
+/** The server until interrupted, in as many processes as `--workers` says. */
+const serve = ({ ops, ...options }: ServeOptions): Effect.Effect<void, CliError> =>
+  Layer.launch(Layer.merge(processPolicy, Supervisor.layer(options, server(ops)))).pipe(
     Effect.catchTags({
       StoreError: (error) => Effect.fail(storeFailure(options.store)(error)),
       ServeError: (error) =>
@@ -347,7 +356,8 @@ const serve = (options: ServeOptions): Effect.Effect<void, CliError> =>
             }`
           })
         ),
-      ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message }))
+      ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message })),
+      WorkersError: (error) => Effect.fail(new CliError({ message: error.message }))
     }),
     Effect.provide(Layer.merge(JsonLines.layer, Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info)))
   )

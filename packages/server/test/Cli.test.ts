@@ -95,7 +95,8 @@ describe("animal-store serve options", () => {
     "cursor-secret": ["a".repeat(32), "b".repeat(40)],
     "access-log": ["off", "on"],
     "ops-port": ["9464", "9465"],
-    "ops-host": ["0.0.0.0", "::1"]
+    "ops-host": ["0.0.0.0", "::1"],
+    "workers": ["2", "3"]
   }
 
   for (const [flag, variable] of Object.entries(Cli.serveFlags) as Array<[keyof typeof Cli.serveFlags, string]>) {

@@ -59,7 +59,8 @@ export const serveFlags = {
   "cursor-secret": "ANIMAL_STORE_CURSOR_SECRET",
   "access-log": "ANIMAL_STORE_ACCESS_LOG",
   "ops-port": "ANIMAL_STORE_OPS_PORT",
-  "ops-host": "ANIMAL_STORE_OPS_HOST"
+  "ops-host": "ANIMAL_STORE_OPS_HOST",
+  "workers": "ANIMAL_STORE_WORKERS"
 } as const
 
 /**

@@ -1,0 +1,282 @@
+/**
+ * `animal-store serve --workers 2`, the bundled bin as shipped: the limits of
+ * a key stay exact with its requests spread over the workers (SQLite and
+ * PostgreSQL); a worker killed with SIGKILL and one with SIGBUS under load are
+ * restarted and logged, service goes on, and every acknowledged animal is
+ * stored (also after the whole server restarts); SIGTERM lets a request in
+ * flight finish, then the server exits 0.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as PgCluster from "../../postgres-store/test/support/PgCluster.js"
+import type { Serving } from "./support/CliProcess.js"
+import { runCli, startServe } from "./support/CliProcess.js"
+
+const temporaryFolder = () => Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-workers-"))
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls `check` every 20 ms until it answers a value, at most `seconds`. */
+const waitFor = async <A>(what: string, check: () => A | undefined, seconds = 20): Promise<A> => {
+  for (const deadline = Date.now() + seconds * 1000; Date.now() < deadline; await sleep(20)) {
+    const value = check()
+    if (value !== undefined) return value
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+interface LogLine {
+  readonly message: string
+  readonly logLevel: string
+  readonly annotations: Record<string, unknown>
+}
+
+/** The JSON lines the server's processes wrote on stdout so far. */
+const logLines = (serving: Serving): ReadonlyArray<LogLine> =>
+  serving.stdout().split("\n").flatMap((line) => {
+    try {
+      return line.startsWith("{") ? [JSON.parse(line) as LogLine] : []
+    } catch {
+      return []
+    }
+  })
+
+/** Starts `serve --workers 2` and waits until both workers listen. */
+const startWorkers = async (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Serving> => {
+  const serving = await startServe(["--workers", "2", ...args], env)
+  await waitFor("both workers", () => logLines(serving).some((line) => line.message === "Animal Store serving with 2 workers") || undefined)
+  return serving
+}
+
+/** The pid of worker `n` that started last, once it is not `other`. */
+const workerPid = (serving: Serving, n: number, other?: number) =>
+  waitFor(`worker ${n} to start`, () => {
+    const pid = logLines(serving).filter((line) => line.message === "worker started" && line.annotations.worker === n).at(-1)
+      ?.annotations.pid as number | undefined
+    return pid === other ? undefined : pid
+  })
+
+/** Waits until worker `n` has said `times` times that it listens (its first start is once). */
+const workerListening = (serving: Serving, n: number, times: number) =>
+  waitFor(`worker ${n} to listen`, () =>
+    logLines(serving).filter((line) => line.message.startsWith("Animal Store listening") && line.annotations.worker === n)
+        .length >= times || undefined)
+
+/** Bytes process `pid` has written so far (responses, log lines). */
+const bytesWritten = (pid: number): number => Number(/^wchar: (\d+)$/m.exec(Fs.readFileSync(`/proc/${pid}/io`, "utf8"))![1])
+
+interface Reply {
+  readonly status: number
+  readonly body: string
+}
+
+/** One request on `agent` (`false`: a connection of its own, so the primary hands it to the next worker). */
+const request = (
+  origin: string,
+  path: string,
+  options: { readonly key: string; readonly body?: unknown; readonly agent: Http.Agent | false }
+) =>
+  new Promise<Reply>((resolve, reject) => {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body)
+    const req = Http.request(new URL(path, origin), {
+      method: body === undefined ? "GET" : "POST",
+      agent: options.agent,
+      headers: {
+        authorization: `Bearer ${options.key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+      }
+    }, (res) => {
+      let text = ""
+      res.setEncoding("utf8")
+      res.on("data", (chunk) => (text += chunk))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
+      res.on("error", reject)
+    })
+    req.on("error", reject)
+    req.setTimeout(10_000, () => req.destroy(new Error("no response within 10 s")))
+    req.end(body)
+  })
+
+/**
+ * `limit + 20` requests of an enterprise key allowing `limit` a minute and a
+ * day (so a minute's end during the burst changes nothing), each on a
+ * connection of its own, all at once: exactly `limit` are accepted, and
+ * both workers answered.
+ */
+const checkExactLimit = async (store: string, limit: number) => {
+  const key = `ask_live_workerslimit${Date.now().toString(36)}0000`
+  const serving = await startWorkers(["--store", store, "--access-log", "off"], {
+    ANIMAL_STORE_API_KEYS: `${key}:enterprise:${limit}:${limit}`
+  })
+  try {
+    const pids = [await workerPid(serving, 1), await workerPid(serving, 2)]
+    const before = pids.map(bytesWritten)
+    const replies = await Promise.all(
+      Array.from({ length: limit + 20 }, () => request(serving.origin, "/v1/pets?limit=1", { key, agent: false }))
+    )
+    expect(replies.filter((reply) => reply.status === 200)).toHaveLength(limit)
+    expect(replies.filter((reply) => reply.status !== 200 && reply.status !== 429)).toEqual([])
+    // each worker wrote at least a fifth of the responses (a response is over 200 bytes)
+    pids.forEach((pid, i) => expect(bytesWritten(pid) - before[i]!).toBeGreaterThan(((limit + 20) / 5) * 200))
+  } finally {
+    serving.child.kill("SIGTERM")
+  }
+  expect((await serving.exited).code).toBe(0)
+}
+
+/** Sends the headers and the first bytes of a POST; `finish` sends the rest and resolves with the status. */
+const halfSentPost = (origin: string, key: string, body: string) =>
+  new Promise<{ finish: () => Promise<number> }>((resolve) => {
+    const request = Http.request(new URL("/v1/pets", origin), {
+      method: "POST",
+      agent: false,
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` }
+    })
+    const status = new Promise<number>((done, fail) => {
+      request.on("response", (response) => {
+        response.resume()
+        done(response.statusCode ?? 0)
+      })
+      request.on("error", fail)
+    })
+    request.flushHeaders()
+    request.write(body.slice(0, 10), () => resolve({ finish: () => (request.end(body.slice(10)), status) }))
+  })
+
+describe("animal-store serve --workers 2", () => {
+  it("is refused on the memory store, with a bad count, and on a port in use, with one line", async () => {
+    const folder = temporaryFolder()
+    const taken = Net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as Net.AddressInfo).port
+    const [memory, zero, inUse] = await Promise.all([
+      runCli(["serve", "--port", "0", "--store", "memory", "--workers", "2"]),
+      runCli(["serve", "--port", "0", "--store", "memory"], { ANIMAL_STORE_WORKERS: "0" }),
+      runCli(["serve", "--port", String(port), "--store", `sqlite:${Path.join(folder, "a.db")}`, "--workers", "2"])
+    ])
+    taken.close()
+    Fs.rmSync(folder, { recursive: true, force: true })
+    expect([inUse.code, inUse.stderr]).toEqual([
+      1,
+      `animal-store: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`
+    ])
+    expect([memory.code, memory.stderr]).toEqual([
+      1,
+      "animal-store: --workers 2 needs a SQLite or PostgreSQL store: on memory each process would keep its own animals, keys and limits\n"
+    ])
+    expect([zero.code, zero.stderr]).toEqual([
+      1,
+      "animal-store: --workers: expected a number of processes from 1 to 1024 or auto, got \"0\"\n"
+    ])
+  })
+
+  it("keeps a key's limit exact across the workers on SQLite", async () => {
+    const folder = temporaryFolder()
+    try {
+      await checkExactLimit(`sqlite:${Path.join(folder, "animal-store.db")}`, 40)
+    } finally {
+      Fs.rmSync(folder, { recursive: true, force: true })
+    }
+  })
+
+  describe("on PostgreSQL", () => {
+    let cluster: PgCluster.PgCluster | undefined
+    beforeAll(async () => {
+      cluster = await PgCluster.start()
+    }, 60_000)
+    afterAll(() => cluster?.destroy())
+
+    it("keeps a key's limit exact across the workers", async () => {
+      await checkExactLimit(await cluster!.createDatabase(), 40)
+    })
+  })
+
+  it("restarts a worker killed with SIGKILL or SIGBUS under load, logs it, loses nothing acknowledged, and drains on SIGTERM", async () => {
+    const folder = temporaryFolder()
+    const store = ["--store", `sqlite:${Path.join(folder, "animal-store.db")}`]
+    const key = "ask_live_workersfaults00000000"
+    const env = { ANIMAL_STORE_API_KEYS: `${key}:enterprise:1000000:1000000` }
+    const serving = await startWorkers(store, env)
+    const agent = new Http.Agent({ keepAlive: true, maxSockets: 8 })
+    const acknowledged = new Map<number, string>()
+    let failed = 0
+    let running = true
+    // 8 clients POST in a loop; a request cut by a worker's death fails and the client goes on.
+    const load = Promise.all(Array.from({ length: 8 }, async (_, client) => {
+      for (let n = 0; running; n++) {
+        const name = `pet ${client}-${n}`
+        try {
+          const reply = await request(serving.origin, "/v1/pets", { key, agent, body: { name, categoryId: 1 } })
+          if (reply.status === 201) acknowledged.set((JSON.parse(reply.body) as { id: number }).id, name)
+          else failed++
+        } catch {
+          failed++
+          await sleep(10)
+        }
+      }
+    }))
+    const acknowledgedAtLeast = (count: number) => waitFor(`${count} acknowledged POSTs`, () => acknowledged.size >= count || undefined)
+    const exitLogged = (signal: string, pid: number) =>
+      waitFor(`the exit of ${pid} logged`, () =>
+        logLines(serving).find((line) =>
+          line.message === "worker exited" && line.annotations.pid === pid && line.annotations.signal === signal
+        ))
+    try {
+      await acknowledgedAtLeast(30)
+      const first = await workerPid(serving, 1)
+      process.kill(first, "SIGKILL")
+      const killed = await exitLogged("SIGKILL", first)
+      expect(killed).toMatchObject({ logLevel: "ERROR", annotations: { worker: 1, code: null } })
+      await workerPid(serving, 1, first)
+      await workerListening(serving, 1, 2)
+      await acknowledgedAtLeast(acknowledged.size + 30)
+
+      const second = await workerPid(serving, 2)
+      process.kill(second, "SIGBUS")
+      expect(await exitLogged("SIGBUS", second)).toMatchObject({ logLevel: "ERROR", annotations: { worker: 2, code: null } })
+      await workerPid(serving, 2, second)
+      await workerListening(serving, 2, 2)
+      await acknowledgedAtLeast(acknowledged.size + 30)
+    } finally {
+      running = false
+      await load
+      agent.destroy()
+    }
+    expect(serving.child.exitCode).toBeNull()
+    // about the requests in flight on the two killed workers were cut (8 clients)
+    expect(failed).toBeLessThanOrEqual(40)
+
+    const readAll = async (origin: string) => {
+      const missing: Array<number> = []
+      const reader = new Http.Agent({ keepAlive: true, maxSockets: 8 })
+      for (const [id, name] of acknowledged) {
+        const reply = await request(origin, `/v1/pets/${id}`, { key, agent: reader })
+        if (reply.status !== 200 || (JSON.parse(reply.body) as { name: string }).name !== name) missing.push(id)
+      }
+      reader.destroy()
+      return missing
+    }
+    expect(await readAll(serving.origin)).toEqual([])
+
+    const inFlight = await halfSentPost(serving.origin, key, JSON.stringify({ name: "Late", categoryId: 2 }))
+    await sleep(200)
+    serving.child.kill("SIGTERM")
+    await sleep(300)
+    expect(serving.child.exitCode).toBeNull()
+    expect(await inFlight.finish()).toBe(201)
+    expect((await serving.exited).code).toBe(0)
+
+    const again = await startWorkers(store, env)
+    try {
+      expect(await readAll(again.origin)).toEqual([])
+    } finally {
+      again.child.kill("SIGTERM")
+    }
+    expect((await again.exited).code).toBe(0)
+    Fs.rmSync(folder, { recursive: true, force: true })
+  })
+})
