@@ -40,6 +40,10 @@ export interface ServerLimits {
 export interface Listeners {
   readonly request: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
   readonly checkContinue: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+  /** A request with an `Expect` other than `100-continue`. */
+  readonly checkExpectation?: ((request: Http.IncomingMessage, response: Http.ServerResponse) => void) | undefined
+  /** A `CONNECT` request: the socket is the listener's. */
+  readonly connect?: ((request: Http.IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined
   readonly clientError: (error: NodeJS.ErrnoException, socket: Duplex) => void
 }
 
@@ -92,13 +96,17 @@ export const make = (limits?: Partial<ServerLimits>, listeners?: Listeners): Htt
     maxHeaderSize,
     headersTimeout,
     requestTimeout,
-    connectionsCheckingInterval: Math.min(1_000, headersTimeout)
+    connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+    // With the listeners, a request without `Host` is theirs to refuse (with an `Error` body).
+    requireHostHeader: listeners === undefined
   })
   if (listeners === undefined) {
     server.on("clientError", onClientError)
   } else {
     server.on("request", listeners.request)
     server.on("checkContinue", listeners.checkContinue)
+    if (listeners.checkExpectation !== undefined) server.on("checkExpectation", listeners.checkExpectation)
+    if (listeners.connect !== undefined) server.on("connect", listeners.connect)
     server.on("clientError", listeners.clientError)
   }
   return server
