@@ -84,8 +84,8 @@ export const refusalOfNode = (request: Http.IncomingMessage): InvalidHttpReason 
   return expect === undefined || isContinue(expect) ? undefined : "expectation_failed"
 }
 
-/** A second credentials after a comma: `, <scheme> ...` (a parameter of one credentials is `, name=value`). */
-const secondCredentials = /,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]|$)/
+/** A second credentials after the join: `, <scheme> ...` (a parameter of one credentials is `, name=value`). */
+const secondCredentials = /, [!#$%&'*+.^_`|~0-9A-Za-z-]+(?: |$)/
 
 const valueOf = (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>, name: string) => {
   const value = headers[name]
@@ -94,21 +94,21 @@ const valueOf = (headers: Readonly<Record<string, string | ReadonlyArray<string>
 
 /**
  * The repeated header of a request whose headers come merged, as a web
- * `Headers` joins a repeated field (`a, b`): a comma in `Host`,
+ * `Headers` joins a repeated field's values with ", ": that join in `Host`,
  * `Content-Length` or `Content-Type` (none of them is a list), or a second
- * credentials in `Authorization`.
+ * credentials after it in `Authorization`.
  *
  * @internal
  */
 export const repeatedInMerged = (
   headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 ): InvalidHttpReason | undefined => {
-  if (valueOf(headers, "host")?.includes(",")) return "repeated_host"
+  if (valueOf(headers, "host")?.includes(", ")) return "repeated_host"
   const credentials = valueOf(headers, "authorization")
-  if (credentials !== undefined && credentials.includes(",") && secondCredentials.test(credentials)) {
+  if (credentials !== undefined && credentials.includes(", ") && secondCredentials.test(credentials)) {
     return "repeated_authorization"
   }
-  if (valueOf(headers, "content-length")?.includes(",")) return "repeated_content_length"
-  if (valueOf(headers, "content-type")?.includes(",")) return "repeated_content_type"
+  if (valueOf(headers, "content-length")?.includes(", ")) return "repeated_content_length"
+  if (valueOf(headers, "content-type")?.includes(", ")) return "repeated_content_type"
   return undefined
 }
