@@ -2,8 +2,9 @@
  * The HTTP+JSON interface (`RequestHandler`) bound to its hosts:
  *
  * - a Node http server: `makeNodeListeners`, the listeners of its `request`,
- *   `checkContinue` and `clientError` events (the standalone server's; with
- *   `NodeServer.make`), or `makeNodeListener`, the `request` listener alone;
+ *   `checkContinue`, `checkExpectation`, `connect` and `clientError` events
+ *   (the standalone server's; with `NodeServer.make`), or `makeNodeListener`,
+ *   the `request` listener alone;
  * - every host of web-standard requests (Node, Hono, Bun, Deno):
  *   `toWebHandler`, a handler `(Request) => Promise<Response>`;
  * - an Effect `HttpServer`: `layer`.

@@ -4,8 +4,10 @@
  * requests Node cannot parse (headers too large, timed out, malformed), an
  * `Error` body instead of Node's bare answer: with the adapter's listeners
  * (`HttpAdapter.makeNodeListeners`) admitted in the client address's bucket
- * and carrying the rate-limit headers; without them a plain 400. The body
- * limit (64 KiB) is `RequestBody`'s, enforced while streaming.
+ * and carrying the rate-limit headers; without them a plain 400. With the
+ * listeners, an HTTP/1.1 request without `Host`, an `Expect` other than
+ * `100-continue` and `CONNECT` are theirs to answer too. The body limit
+ * (64 KiB) is `RequestBody`'s, enforced while streaming.
  *
  * @since 1.0.0
  */
