@@ -24,6 +24,7 @@ export const statusByCode = {
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  expectation_failed: 417,
   idempotency_key_reused: 422,
   rate_limited: 429,
   api_key_banned: 429,

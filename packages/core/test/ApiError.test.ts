@@ -31,6 +31,7 @@ describe("ApiError", () => {
       gone: 410,
       payload_too_large: 413,
       unsupported_media_type: 415,
+      expectation_failed: 417,
       rate_limited: 429,
       api_key_banned: 429,
       idempotency_key_in_use: 409,

@@ -3,10 +3,16 @@
  * valid key are limited by. It is the socket's peer address; `X-Forwarded-For`
  * is read only when that peer is a configured trusted proxy, and then the
  * client is the right-most address in it that is not itself a trusted proxy.
+ * Trusted proxies are addresses or CIDR ranges, IPv4 and IPv6
+ * (`10.0.0.0/8`, `2001:db8::/32`); an IPv4-mapped IPv6 address
+ * (`::ffff:10.0.0.1`) is its IPv4 address.
  *
  * @since 1.0.0
  */
-import * as HttpExchange from "./HttpExchange.js"
+import { Either } from "effect"
+import type { BlockList } from "node:net"
+import type * as HttpExchange from "./HttpExchange.js"
+import * as AddressRanges from "./internal/addressRanges.js"
 
 /**
  * The address used when the peer is unknown (a web handler called without one).
@@ -27,23 +33,59 @@ export const normalize = (address: string): string => {
   return trimmed.startsWith("::ffff:") && trimmed.includes(".") ? trimmed.slice("::ffff:".length) : trimmed
 }
 
+/**
+ * A trusted proxy: an address, or a CIDR range (`address/prefix`).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface TrustedProxy {
+  readonly address: string
+  /** The length of the range's prefix in bits: 32 or 128 for one address. */
+  readonly prefix: number
+  readonly family: "ipv4" | "ipv6"
+}
+
+/**
+ * Reads a trusted proxy entry (`10.0.0.1`, `10.0.0.0/8`, `2001:db8::/32`),
+ * or says why it is not one.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const parseTrustedProxy = (entry: string): Either.Either<TrustedProxy, string> => {
+  const range = AddressRanges.parse(entry.trim())
+  return range === undefined
+    ? Either.left(`expected an IP address or a CIDR range such as 10.0.0.0/8 or 2001:db8::/32, got "${entry}"`)
+    : Either.right(range)
+}
+
+/** The trusted proxies as one `BlockList`; `undefined` when there are none. Throws on an entry that is not one. */
+const trustedList = (trustedProxies: ReadonlyArray<string>): BlockList | undefined => {
+  if (trustedProxies.length === 0) return undefined
+  const ranges = trustedProxies.map((entry) => {
+    const parsed = parseTrustedProxy(entry)
+    if (Either.isLeft(parsed)) throw new Error(`Invalid trusted proxy: ${parsed.left}`)
+    return parsed.right
+  })
+  return AddressRanges.blockList(ranges)
+}
+
 /** The client behind `trusted` proxies, from the peer address and the `X-Forwarded-For` value. */
-const behind = (
-  trusted: ReadonlySet<string>,
-  peer: string,
-  forwardedFor: string | undefined
-): string => {
+const behind = (trusted: BlockList | undefined, peer: string, forwardedFor: string | undefined): string => {
   const address = normalize(peer)
-  if (trusted.size === 0 || forwardedFor === undefined || !trusted.has(address)) return address
+  if (trusted === undefined || forwardedFor === undefined || !AddressRanges.contains(trusted, address)) return address
   const hops = forwardedFor.split(",").map(normalize).filter((hop) => hop.length > 0)
   for (let i = hops.length - 1; i >= 0; i--) {
-    if (!trusted.has(hops[i]!)) return hops[i]!
+    if (!AddressRanges.contains(trusted, hops[i]!)) return hops[i]!
   }
   return hops[0] ?? address
 }
 
 /**
- * The client address from the peer address and the `X-Forwarded-For` value.
+ * The client address from the peer address and the `X-Forwarded-For` value,
+ * behind `trustedProxies` (addresses or CIDR ranges; throws on an entry that
+ * is neither, see `parseTrustedProxy`).
  *
  * @since 1.0.0
  * @category constructors
@@ -52,16 +94,20 @@ export const fromPeer = (
   peer: string,
   forwardedFor: string | undefined,
   trustedProxies: ReadonlyArray<string>
-): string => behind(new Set(trustedProxies.map(normalize)), peer, forwardedFor)
+): string => behind(trustedList(trustedProxies), peer, forwardedFor)
 
 /**
- * The client address of a request, behind `trustedProxies` (normalized once).
+ * The client address of a request, behind `trustedProxies` (addresses or CIDR
+ * ranges, read once; throws on an entry that is neither, see
+ * `parseTrustedProxy`).
  *
  * @since 1.0.0
  * @category constructors
  */
-export const make = (trustedProxies: ReadonlyArray<string>): (request: HttpExchange.Request) => string => {
-  const trusted: ReadonlySet<string> = new Set(trustedProxies.map(normalize))
+export const make = (
+  trustedProxies: ReadonlyArray<string>
+): (request: Pick<HttpExchange.Request, "headers" | "remoteAddress">) => string => {
+  const trusted = trustedList(trustedProxies)
   return (request) => {
     const forwardedFor = request.headers["x-forwarded-for"]
     return behind(

@@ -2,10 +2,10 @@
  * The response of every error: the status and the `Error` body
  * `{code, message, status}` come from core's `ApiError` (one table of codes),
  * plus the headers some errors carry: `WWW-Authenticate` on 401, `Retry-After`
- * on 429 and 503, `Allow` on 405, and `Connection: close` on 413 (the rest of
- * the body is not read). A store that cannot be reached is a 503
- * `service_unavailable`; any other store failure a 500; neither discloses
- * anything.
+ * on 429 and 503, `Allow` on 405 (for `CONNECT`, every method served), and
+ * `Connection: close` on 413 (the rest of the body is not read). A store
+ * that cannot be reached is a 503 `service_unavailable`; any other store
+ * failure a 500; neither discloses anything.
  *
  * @since 1.0.0
  */
@@ -16,6 +16,10 @@ import * as HttpExchange from "./HttpExchange.js"
 import * as Shortcuts from "./internal/shortcuts.js"
 import type { ProtocolError } from "./ProtocolError.js"
 import { isProtocolError } from "./ProtocolError.js"
+import * as Routes from "./Routes.js"
+
+/** `Allow` of a `CONNECT`: every method the server serves somewhere, as `OPTIONS *` answers. */
+const allMethods = Routes.allMethods.join(", ")
 
 /**
  * Everything a request can fail with.
@@ -56,6 +60,8 @@ const headers = (failure: Failure): Record<string, string> => {
       return { "retry-after": String(failure.retryAfter) }
     case "MethodNotAllowed":
       return { allow: failure.allow.join(", ") }
+    case "InvalidHttp":
+      return failure.reason === "connect" ? { allow: allMethods } : {}
     case "PayloadTooLarge":
       return { connection: "close" }
     case "StoreError":

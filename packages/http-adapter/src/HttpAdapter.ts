@@ -2,8 +2,9 @@
  * The HTTP+JSON interface (`RequestHandler`) bound to its hosts:
  *
  * - a Node http server: `makeNodeListeners`, the listeners of its `request`,
- *   `checkContinue` and `clientError` events (the standalone server's; with
- *   `NodeServer.make`), or `makeNodeListener`, the `request` listener alone;
+ *   `checkContinue`, `checkExpectation`, `connect` and `clientError` events
+ *   (the standalone server's; with `NodeServer.make`), or `makeNodeListener`,
+ *   the `request` listener alone;
  * - every host of web-standard requests (Node, Hono, Bun, Deno):
  *   `toWebHandler`, a handler `(Request) => Promise<Response>`;
  * - an Effect `HttpServer`: `layer`.
@@ -19,12 +20,16 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Stream } from "effect"
 import { Cause, Effect, Equal, Exit, FiberId, FiberRef, FiberRefs, Layer, ManagedRuntime, Option, Runtime } from "effect"
+import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
 import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
+import * as ClientAddress from "./ClientAddress.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import type * as HttpExchange from "./HttpExchange.js"
+import * as WireRules from "./internal/wireRules.js"
 import * as NodeServer from "./NodeServer.js"
+import type { InvalidHttpReason } from "./ProtocolError.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestHandler from "./RequestHandler.js"
 
@@ -187,26 +192,52 @@ const requestLineOf = (error: NodeJS.ErrnoException & { rawPacket?: Buffer }) =>
     : undefined
 }
 
+/** The request id of a response written on the socket by hand, when it has none. */
+const requestIdOf = (headers: Readonly<Record<string, string>>): string => headers["x-request-id"] ?? randomUUID()
+
 /** A response written on the socket by hand: the parser is gone. */
 const rawResponse = (response: HttpExchange.Response): Buffer => {
   const body = typeof response.body === "string" ? Buffer.from(response.body) : Buffer.from(response.body)
   let head = `HTTP/1.1 ${response.status} ${Http.STATUS_CODES[response.status] ?? ""}\r\n`
   for (const name in response.headers) {
-    if (name !== "content-length") head += `${name}: ${response.headers[name]}\r\n`
+    if (name !== "content-length" && name !== "x-request-id") head += `${name}: ${response.headers[name]}\r\n`
   }
-  head += `content-length: ${body.length}\r\n\r\n`
+  head += `x-request-id: ${requestIdOf(response.headers)}\r\ncontent-length: ${body.length}\r\n\r\n`
   return Buffer.concat([Buffer.from(head, "latin1"), body])
 }
+
+/** Ends a raw connection with the response; one that does not close within 10 s is destroyed. */
+const endRaw = (socket: Duplex) => (exit: Exit.Exit<HttpExchange.Response>): void => {
+  if (!socket.writable || Exit.isFailure(exit)) {
+    socket.destroy()
+    return
+  }
+  socket.end(rawResponse(exit.value))
+  const timer = setTimeout(() => socket.destroy(), 10_000)
+  timer.unref()
+  socket.once("close", () => clearTimeout(timer))
+}
+
+/** The peer address and headers of a Node request, for its client address. */
+const peerOf = (request: Http.IncomingMessage) => ({
+  headers: request.headers,
+  remoteAddress: request.socket.remoteAddress
+})
 
 /**
  * The API as the listeners of a Node http server: `request`,
  * `checkContinue` (a request with `Expect: 100-continue` gets `100 Continue`
  * only when its body is about to be read, so one that is refused first, 401,
- * 413, 415 or 429, gets the refusal instead) and `clientError` (a request
- * the parser rejects is admitted in its client address's bucket and answered
- * with the rate-limit headers; an unknown method on a known path is a 405
- * with `Allow`). Requests run on the runtime of the effect that made the
- * listeners; bodies are read from the Node request directly.
+ * 413, 415 or 429, gets the refusal instead), `checkExpectation` (any other
+ * `Expect`: 417), `connect` (405) and `clientError` (a request the parser
+ * rejects; an unknown method on a known path is a 405 with `Allow`). A
+ * request refused before it is handled, the parser's rejections and the
+ * ambiguous requests of decisions.md (a missing or repeated `Host`, a
+ * repeated `Authorization`, `Content-Length` or `Content-Type`) included, is
+ * admitted in its client address's bucket, answered with its rate-limit
+ * headers and an `Error` body, and its connection closed. Requests run on
+ * the runtime of the effect that made the listeners; bodies are read from
+ * the Node request directly.
  *
  * @since 1.0.0
  * @category constructors
@@ -214,8 +245,14 @@ const rawResponse = (response: HttpExchange.Response): Buffer => {
 export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListeners, never, Requirements> =>
   Effect.gen(function*() {
     const { handle, reject } = yield* RequestHandler.makeHandlers(options)
+    const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
     const runCallback = yield* childRunCallback<Requirements>()
     const writes = makeResponseWrites()
+    /** Refuses a request Node parsed before it is handled; its connection is closed. */
+    const refuse = (request: Http.IncomingMessage, response: Http.ServerResponse, reason: InvalidHttpReason) =>
+      runCallback(reject({ remoteAddress: clientAddressOf(peerOf(request)), reason }), {
+        onExit: (exit) => writes.write(response, exit)
+      })
     /** Writes the response; a 503 when the request failed with a `StoreError`. */
     const answer = (to: Http.ServerResponse) => (exit: Exit.Exit<HttpExchange.Response, StoreError.StoreError>) => {
       if (Exit.isSuccess(exit)) return writes.write(to, exit)
@@ -225,6 +262,8 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
     }
     const run = (to: Http.ServerResponse, request: HttpExchange.Request) => runCallback(Effect.map(Effect.exit(handle(request)), answer(to)))
     const serve = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean) => {
+      const refusal = WireRules.refusalOfNode(request)
+      if (refusal !== undefined) return refuse(request, response, refusal)
       const exchange: HttpExchange.Request = {
         method: request.method ?? "GET",
         url: request.url ?? "/",
@@ -254,6 +293,15 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
     return {
       request: (request, response) => writes.listen(() => serve(request, response, false)),
       checkContinue: (request, response) => writes.listen(() => serve(request, response, true)),
+      checkExpectation: (request, response) =>
+        writes.listen(() => refuse(request, response, WireRules.refusalOfNode(request) ?? "expectation_failed")),
+      connect: (request, socket) => {
+        // Node has handed the socket over: nothing else answers its errors.
+        socket.on("error", () => socket.destroy())
+        runCallback(reject({ remoteAddress: clientAddressOf(peerOf(request)), reason: "connect" }), {
+          onExit: endRaw(socket)
+        })
+      },
       clientError: (error: NodeJS.ErrnoException, socket: Duplex) => {
         const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
         if (error.code === "ECONNRESET" || !socket.writable || pending?.headersSent === true) {
@@ -262,13 +310,7 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
         }
         const remoteAddress = (socket as Duplex & { remoteAddress?: string }).remoteAddress
         runCallback(reject({ remoteAddress, reason: NodeServer.rejectionReason(error), requestLine: requestLineOf(error) }), {
-          onExit: (exit) => {
-            if (!socket.writable || Exit.isFailure(exit)) {
-              socket.destroy()
-              return
-            }
-            socket.end(rawResponse(exit.value))
-          }
+          onExit: endRaw(socket)
         })
       }
     }
@@ -311,8 +353,19 @@ const fromServerRequest = (
   }
 }
 
+/** The repeated header of a request of an Effect `HttpServer`: from Node's raw headers, else its merged ones. */
+const repeatedOfServerRequest = (request: HttpServerRequest.HttpServerRequest): InvalidHttpReason | undefined => {
+  const source = request.source as { readonly rawHeaders?: unknown }
+  return Array.isArray(source.rawHeaders)
+    ? WireRules.repeatedInRaw(source.rawHeaders as ReadonlyArray<string>)
+    : WireRules.repeatedInMerged(request.headers)
+}
+
 /**
- * The API served by the `HttpServer` of the context.
+ * The API served by the `HttpServer` of the context. A request with a
+ * repeated `Host`, `Authorization`, `Content-Length` or `Content-Type` is
+ * refused (400) in its client address's bucket; a missing `Host` and an
+ * unknown `Expect` are answered by the server itself.
  *
  * @since 1.0.0
  * @category layers
@@ -320,18 +373,27 @@ const fromServerRequest = (
 export const layer = (options?: Options): Layer.Layer<never, never, HttpServer.HttpServer | Requirements> =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
-      const handle = yield* RequestHandler.make(options)
+      const { handle, reject } = yield* RequestHandler.makeHandlers(options)
+      const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
       const { address } = yield* HttpServer.HttpServer
       const origin = address._tag === "TcpAddress"
         ? localOriginOf({ localAddress: address.hostname, localPort: address.port })
         : () => undefined
       return HttpServer.serve(
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          Effect.map(handle(fromServerRequest(request, origin)), (response) =>
-            HttpServerResponse.raw(request.method === "HEAD" ? "" : response.body, {
-              status: response.status,
-              headers: response.headers
-            })))
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+          const exchange = fromServerRequest(request, origin)
+          const repeated = repeatedOfServerRequest(request)
+          return Effect.map(
+            repeated === undefined
+              ? handle(exchange)
+              : reject({ remoteAddress: clientAddressOf(exchange), reason: repeated }),
+            (response) =>
+              HttpServerResponse.raw(request.method === "HEAD" ? "" : response.body, {
+                status: response.status,
+                headers: response.headers
+              })
+          )
+        })
       )
     })
   )
@@ -373,7 +435,9 @@ const toWeb = (response: HttpExchange.Response, method: string): Response =>
 /**
  * The API as a web-standard handler on `services`, built on the first
  * request (sharing `memoMap` with the host's runtime, when given). If the
- * services cannot be built, every request is answered 500.
+ * services cannot be built, every request is answered 500. A request with a
+ * repeated `Host`, `Authorization`, `Content-Length` or `Content-Type` (which
+ * `Headers` joins with ", ") is refused (400) in its client address's bucket.
  *
  * @since 1.0.0
  * @category constructors
@@ -383,21 +447,31 @@ export const toWebHandler = <E>(
   options?: Options & { readonly memoMap?: Layer.MemoMap | undefined }
 ): WebHandler => {
   const runtime = ManagedRuntime.make(services, options?.memoMap)
-  let built: Promise<RequestHandler.RequestHandler> | undefined
+  let built:
+    | Promise<{ readonly handle: RequestHandler.RequestHandler; readonly reject: RequestHandler.RejectionHandler }>
+    | undefined
+  let clientAddressOf: ReturnType<typeof ClientAddress.make> | undefined
   return {
     handler: async (request, client) => {
       try {
-        built ??= runtime.runPromise(RequestHandler.make(options))
-        const handle = await built
+        built ??= runtime.runPromise(RequestHandler.makeHandlers(options))
+        const { handle, reject } = await built
+        const exchange: HttpExchange.Request = {
+          method: request.method,
+          url: pathAndQuery(request.url),
+          headers: Object.fromEntries(request.headers),
+          remoteAddress: client?.remoteAddress,
+          localOrigin: () => URL.canParse(request.url) ? new URL(request.url).origin : undefined,
+          body: RequestBody.fromWeb(request.body)
+        }
+        const repeated = WireRules.repeatedInMerged(exchange.headers)
+        if (repeated !== undefined) clientAddressOf ??= ClientAddress.make(options?.trustedProxies ?? [])
         return toWeb(
-          await runtime.runPromise(handle({
-            method: request.method,
-            url: pathAndQuery(request.url),
-            headers: Object.fromEntries(request.headers),
-            remoteAddress: client?.remoteAddress,
-            localOrigin: () => URL.canParse(request.url) ? new URL(request.url).origin : undefined,
-            body: RequestBody.fromWeb(request.body)
-          })),
+          await runtime.runPromise(
+            repeated === undefined
+              ? handle(exchange)
+              : reject({ remoteAddress: clientAddressOf!(exchange), reason: repeated })
+          ),
           request.method
         )
       } catch {

@@ -4,8 +4,10 @@
  * requests Node cannot parse (headers too large, timed out, malformed), an
  * `Error` body instead of Node's bare answer: with the adapter's listeners
  * (`HttpAdapter.makeNodeListeners`) admitted in the client address's bucket
- * and carrying the rate-limit headers; without them a plain 400. The body
- * limit (64 KiB) is `RequestBody`'s, enforced while streaming.
+ * and carrying the rate-limit headers; without them a plain 400. With the
+ * listeners, an HTTP/1.1 request without `Host`, an `Expect` other than
+ * `100-continue` and `CONNECT` are theirs to answer too. The body limit
+ * (64 KiB) is `RequestBody`'s, enforced while streaming.
  *
  * On shutdown, `drain` before closing: every response not yet written says
  * `Connection: close`, and keep-alive connections are closed as soon as they
@@ -45,6 +47,10 @@ export interface ServerLimits {
 export interface Listeners {
   readonly request: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
   readonly checkContinue: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+  /** A request with an `Expect` other than `100-continue`. */
+  readonly checkExpectation?: ((request: Http.IncomingMessage, response: Http.ServerResponse) => void) | undefined
+  /** A `CONNECT` request: the socket is the listener's. */
+  readonly connect?: ((request: Http.IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined
   readonly clientError: (error: NodeJS.ErrnoException, socket: Duplex) => void
 }
 
@@ -136,13 +142,17 @@ export const make = (limits?: Partial<ServerLimits>, listeners?: Listeners): Htt
     maxHeaderSize,
     headersTimeout,
     requestTimeout,
-    connectionsCheckingInterval: Math.min(1_000, headersTimeout)
+    connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+    // With the listeners, a request without `Host` is theirs to refuse (with an `Error` body).
+    requireHostHeader: listeners === undefined
   })
   if (listeners === undefined) {
     server.on("clientError", onClientError)
   } else {
     server.on("request", listeners.request)
     server.on("checkContinue", listeners.checkContinue)
+    if (listeners.checkExpectation !== undefined) server.on("checkExpectation", listeners.checkExpectation)
+    if (listeners.connect !== undefined) server.on("connect", listeners.connect)
     server.on("clientError", listeners.clientError)
   }
   const sockets = new Set<Net.Socket>()

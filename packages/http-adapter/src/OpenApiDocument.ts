@@ -7,7 +7,7 @@
  * for the next page, the `Idempotency-Key` parameter of `createPet`, and
  * `Deprecation`/`Sunset`/`Link` on `getPet`); and its reference page at
  * `GET /v1/docs` (Scalar, inlined, as @effect/platform's `HttpApiScalar`
- * renders it).
+ * renders it, without its web fonts: the page asks no host but the server).
  *
  * @since 1.0.0
  */
@@ -111,6 +111,13 @@ export const annotate = (servers: Servers = defaultServers) =>
 export const make = (servers: Servers = defaultServers): OpenApi.OpenAPISpec => OpenApi.fromApi(annotate(servers))
 
 /**
+ * Scalar's settings: no web fonts (Scalar loads them from its own host; the
+ * page then uses the system's fonts), so that the page asks nothing of any
+ * host but the server.
+ */
+const scalar = { withDefaultFonts: false } as const
+
+/**
  * The reference page, as `HttpApiScalar` serves it at `docsPath` of a router
  * of its own. The modules (3 MB of inlined script) are loaded on first use,
  * not at start.
@@ -122,7 +129,7 @@ const referencePage = (api: ReturnType<typeof annotate>): Effect.Effect<string> 
       import("@effect/platform/HttpLayerRouter")
     ])
     const { dispose, handler } = HttpLayerRouter.toWebHandler(
-      HttpApiScalar.layerHttpLayerRouter({ api, path: docsPath }),
+      HttpApiScalar.layerHttpLayerRouter({ api, path: docsPath, scalar }),
       { disableLogger: true }
     )
     try {

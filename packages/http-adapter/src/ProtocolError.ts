@@ -1,8 +1,9 @@
 /**
  * The errors that belong to HTTP itself rather than to the interface's
- * operations: unknown routes, unreadable path parameters, wrong methods,
- * and bodies that are too large, of another media type, or not JSON. Each
- * carries its code of decisions.md.
+ * operations: requests refused before routing (`InvalidHttp`), unknown
+ * routes, unreadable path parameters, wrong methods, and bodies that are too
+ * large, of another media type or encoding, or not JSON. Each carries its
+ * code of decisions.md.
  *
  * @since 1.0.0
  */
@@ -107,38 +108,95 @@ export class MalformedBody extends Data.TaggedError("MalformedBody")<{ readonly 
 }
 
 /**
+ * The body has a `Content-Encoding` other than `identity`, which the server
+ * does not decode: 415 `unsupported_media_type`.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class UnsupportedContentEncoding extends Data.TaggedError("UnsupportedContentEncoding")<{
+  readonly contentEncoding: string
+}> {
+  /** @since 1.0.0 */
+  readonly code = "unsupported_media_type" as const
+  /** @since 1.0.0 */
+  override get message(): string {
+    return `Content-Encoding ${this.contentEncoding} is not supported; send the body uncompressed`
+  }
+}
+
+/**
+ * Why a request was refused before it reached a route: the host's HTTP
+ * parser rejected it (headers too large, not received in time, not HTTP),
+ * or it is ambiguous (an HTTP/1.1 request without `Host`, a repeated
+ * `Host`, `Authorization`, `Content-Length` or `Content-Type`), or it asks
+ * for what the server does not do (an `Expect` other than `100-continue`,
+ * `CONNECT`).
+ *
  * @since 1.0.0
  * @category models
  */
+export type InvalidHttpReason =
+  | "headers_too_large"
+  | "timeout"
+  | "malformed"
+  | "missing_host"
+  | "repeated_host"
+  | "repeated_authorization"
+  | "repeated_content_length"
+  | "repeated_content_type"
+  | "expectation_failed"
+  | "connect"
+
+const invalidHttpMessages: Readonly<Record<InvalidHttpReason, string>> = {
+  headers_too_large: "The request headers are too large",
+  timeout: "The request was not received in time",
+  malformed: "The request is not valid HTTP",
+  missing_host: "An HTTP/1.1 request needs a Host header",
+  repeated_host: "The request has more than one Host header",
+  repeated_authorization: "The request has more than one Authorization header",
+  repeated_content_length: "The request has more than one Content-Length header",
+  repeated_content_type: "The request has more than one Content-Type header",
+  expectation_failed: "The only expectation supported is Expect: 100-continue",
+  connect: "Method CONNECT is not allowed"
+}
+
 /**
- * A request the host's HTTP parser rejected: its headers were too large,
- * they did not arrive in time, or it is not HTTP at all.
+ * A request refused before it reached a route (see `InvalidHttpReason`):
+ * 400 `invalid_request`; 417 `expectation_failed` for an `Expect` other
+ * than `100-continue`; 405 `method_not_allowed` (with `Allow`) for `CONNECT`.
  *
  * @since 1.0.0
  * @category errors
  */
 export class InvalidHttp extends Data.TaggedError("InvalidHttp")<{
-  readonly reason: "headers_too_large" | "timeout" | "malformed"
+  readonly reason: InvalidHttpReason
 }> {
-  readonly code = "invalid_request" as const
+  /** @since 1.0.0 */
+  get code(): "invalid_request" | "expectation_failed" | "method_not_allowed" {
+    return this.reason === "expectation_failed"
+      ? "expectation_failed"
+      : this.reason === "connect"
+      ? "method_not_allowed"
+      : "invalid_request"
+  }
+  /** @since 1.0.0 */
   override get message(): string {
-    switch (this.reason) {
-      case "headers_too_large":
-        return "The request headers are too large"
-      case "timeout":
-        return "The request was not received in time"
-      case "malformed":
-        return "The request is not valid HTTP"
-    }
+    return invalidHttpMessages[this.reason]
   }
 }
 
+/**
+ * @since 1.0.0
+ * @category models
+ */
 export type ProtocolError =
   | RouteNotFound
   | MalformedPathParameter
   | MethodNotAllowed
   | PayloadTooLarge
   | UnsupportedMediaType
+  | UnsupportedContentEncoding
   | MalformedBody
   | InvalidHttp
 
@@ -148,6 +206,7 @@ const protocolTags: Readonly<Record<ProtocolError["_tag"], true>> = {
   MethodNotAllowed: true,
   PayloadTooLarge: true,
   UnsupportedMediaType: true,
+  UnsupportedContentEncoding: true,
   MalformedBody: true,
   InvalidHttp: true
 }

@@ -1,7 +1,8 @@
 /**
  * Reading a JSON request body, with the rules HTTP owns (decisions.md):
  * `Content-Type` must be `application/json` (parameters such as `charset`
- * allowed), else 415; at most 65,536 bytes, enforced while the body streams
+ * allowed), else 415; a `Content-Encoding` other than `identity` (the server
+ * decodes none) is a 415 too; at most 65,536 bytes, enforced while the body streams
  * in (a declared `Content-Length` over the limit is refused before reading
  * anything), else 413; the bytes must be UTF-8 JSON, else 400.
  *
@@ -10,7 +11,7 @@
 import { Chunk, Effect, Exit, Stream } from "effect"
 import type { Readable } from "node:stream"
 import * as HttpExchange from "./HttpExchange.js"
-import { MalformedBody, PayloadTooLarge, UnsupportedMediaType } from "./ProtocolError.js"
+import { MalformedBody, PayloadTooLarge, UnsupportedContentEncoding, UnsupportedMediaType } from "./ProtocolError.js"
 
 /**
  * The largest accepted body, in bytes.
@@ -28,6 +29,19 @@ export const maxBytes = 65_536
  */
 export const isJsonContentType = (value: string | undefined): boolean =>
   value !== undefined && value.split(";")[0]!.trim().toLowerCase() === "application/json"
+
+/**
+ * Whether a `Content-Encoding` value leaves the body as it is: absent, empty
+ * or `identity` (in any case).
+ *
+ * @since 1.0.0
+ * @category predicates
+ */
+export const isIdentityEncoding = (value: string | undefined): boolean => {
+  if (value === undefined || value === "") return true
+  const coding = value.trim().toLowerCase()
+  return coding === "identity" || coding === ""
+}
 
 const declaredLength = (request: HttpExchange.Request): number | undefined => {
   const value = HttpExchange.header(request, "content-length")
@@ -200,9 +214,13 @@ export const parseJson = (bytes: Uint8Array): Effect.Effect<unknown, MalformedBo
  */
 export const json = (
   request: HttpExchange.Request
-): Effect.Effect<unknown, UnsupportedMediaType | PayloadTooLarge | MalformedBody> => {
+): Effect.Effect<unknown, UnsupportedMediaType | UnsupportedContentEncoding | PayloadTooLarge | MalformedBody> => {
   const contentType = HttpExchange.header(request, "content-type")
   if (!isJsonContentType(contentType)) return Effect.fail(new UnsupportedMediaType({ contentType }))
+  const contentEncoding = HttpExchange.header(request, "content-encoding")
+  if (!isIdentityEncoding(contentEncoding)) {
+    return Effect.fail(new UnsupportedContentEncoding({ contentEncoding: contentEncoding! }))
+  }
   const declared = declaredLength(request)
   return declared !== undefined && declared > maxBytes
     ? Effect.fail(new PayloadTooLarge({ maxBytes }))

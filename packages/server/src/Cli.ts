@@ -214,7 +214,7 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
     value: "A,B",
     about: "proxies whose X-Forwarded-For is believed",
     fallback: "none",
-    decode: Settings.list
+    decode: Settings.trustedProxies
   }).pipe(Options.withDefault([])),
   corsOrigins: serveSetting("cors-origins", {
     value: "O,P|*",

@@ -205,7 +205,8 @@ const headerName = fc.oneof(
     weight: 2,
     arbitrary: fc.constantFrom(
       "x-forwarded-for", "forwarded", "accept", "accept-encoding", "transfer-encoding", "expect", "connection", "cookie",
-      "origin", "x-http-method-override", "x-original-url", "__proto__", "constructor", "range", "te", "upgrade", "host"
+      "origin", "x-http-method-override", "x-original-url", "__proto__", "constructor", "range", "te", "upgrade", "host",
+      "content-encoding"
     )
   },
   { weight: 1, arbitrary: fc.stringMatching(/^[a-z0-9!#$%&'*+.^_`|~-]{1,16}$/) }
@@ -213,7 +214,12 @@ const headerName = fc.oneof(
 
 const headerValue = fc.oneof(
   { weight: 6, arbitrary: fc.string({ unit: latin1, maxLength: 30 }) },
-  { weight: 1, arbitrary: fc.constantFrom("x".repeat(20_000), "192.0.2.99, 10.0.0.1", "DELETE", "chunked", "100-continue") }
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "x".repeat(20_000), "192.0.2.99, 10.0.0.1", "DELETE", "chunked", "100-continue", "gzip", "identity", "Identity"
+    )
+  }
 )
 
 const headers = fc.array(fc.tuple(headerName, headerValue), { maxLength: 4 })
@@ -478,6 +484,26 @@ export const newPetOf = (bytes: Uint8Array | undefined): Omit<StoredPet, "id"> |
 }
 
 /** Whether a `Content-Type` is JSON: `application/json` in any case, parameters allowed. */
+/**
+ * Whether a request is ambiguous (decisions.md: more than one `Host`,
+ * `Authorization`, `Content-Length` or `Content-Type`) as a web `Request`
+ * shows it: its `Headers` join a repeated field's values with ", ", which a
+ * host name, a length or a media type never holds, and after which a second
+ * credentials starts with its scheme.
+ */
+export const isAmbiguous = (request: Request): boolean => {
+  const joined = (name: string) => request.headers.get(name)?.includes(", ") === true
+  const credentials = request.headers.get("authorization")?.split(", ").slice(1) ?? []
+  return joined("host") || joined("content-length") || joined("content-type") ||
+    credentials.some((part) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+( |$)/.test(part))
+}
+
+/** Whether the body is sent as it is: no `Content-Encoding`, or `identity`. */
+export const isIdentityEncoded = (request: Request): boolean => {
+  const encoding = request.headers.get("content-encoding")
+  return encoding === null || ["", "identity"].includes(encoding.trim().toLowerCase())
+}
+
 export const isJsonMediaType = (value: string | null): boolean =>
   value !== null && value.split(";")[0]!.trim().toLowerCase() === "application/json"
 

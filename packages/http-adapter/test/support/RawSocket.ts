@@ -9,8 +9,26 @@ export interface RawResponse {
   readonly body: string
 }
 
-/** The first response of `raw` (a 1xx included), or `undefined` when it is not complete. */
-export const parse = (raw: string): RawResponse | undefined => {
+/** A chunked body at the start of `raw`: its text and the length of its encoding, or `undefined` when incomplete. */
+const dechunk = (raw: string): { readonly body: string; readonly length: number } | undefined => {
+  let body = ""
+  let at = 0
+  for (;;) {
+    const lineEnd = raw.indexOf("\r\n", at)
+    if (lineEnd === -1) return undefined
+    const size = parseInt(raw.slice(at, lineEnd), 16)
+    if (size === 0) {
+      const end = raw.indexOf("\r\n", lineEnd + 2)
+      return end === -1 ? undefined : { body, length: end + 2 }
+    }
+    if (raw.length < lineEnd + 2 + size + 2) return undefined
+    body += raw.slice(lineEnd + 2, lineEnd + 2 + size)
+    at = lineEnd + 2 + size + 2
+  }
+}
+
+/** The first response of `raw` and the length of its text, or `undefined` when it is not complete. */
+const parseAt = (raw: string): { readonly response: RawResponse; readonly length: number } | undefined => {
   const headEnd = raw.indexOf("\r\n\r\n")
   if (headEnd === -1) return undefined
   const [statusLine, ...lines] = raw.slice(0, headEnd).split("\r\n")
@@ -20,11 +38,21 @@ export const parse = (raw: string): RawResponse | undefined => {
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
   }
   const status = Number(statusLine!.split(" ")[1])
-  const length = status < 200 || status === 204 || status === 304 ? 0 : Number(headers["content-length"] ?? 0)
+  const bodyless = status < 200 || status === 204 || status === 304
+  if (!bodyless && headers["transfer-encoding"]?.toLowerCase() === "chunked") {
+    const chunked = dechunk(raw.slice(headEnd + 4))
+    return chunked === undefined
+      ? undefined
+      : { response: { status, headers, body: chunked.body }, length: headEnd + 4 + chunked.length }
+  }
+  const length = bodyless ? 0 : Number(headers["content-length"] ?? 0)
   const body = raw.slice(headEnd + 4, headEnd + 4 + length)
   // received as latin1: one character per byte
-  return body.length < length ? undefined : { status, headers, body }
+  return body.length < length ? undefined : { response: { status, headers, body }, length: headEnd + 4 + length }
 }
+
+/** The first response of `raw` (a 1xx included; a chunked body decoded), or `undefined` when it is not complete. */
+export const parse = (raw: string): RawResponse | undefined => parseAt(raw)?.response
 
 /** A connection: write to it, and wait for the next complete response. */
 export interface Connection {
@@ -59,11 +87,10 @@ export const connect = (origin: string): Effect.Effect<Connection, never, import
     })
     const next: Effect.Effect<RawResponse> = Effect.async((resume) => {
       const attempt = () => {
-        const response = parse(received.slice(consumed))
-        if (response !== undefined) {
-          const headEnd = received.indexOf("\r\n\r\n", consumed)
-          consumed = headEnd + 4 + response.body.length
-          resume(Effect.succeed(response))
+        const parsed = parseAt(received.slice(consumed))
+        if (parsed !== undefined) {
+          consumed += parsed.length
+          resume(Effect.succeed(parsed.response))
         } else if (closed) {
           resume(Effect.die(new Error(`connection closed; received: ${received.slice(consumed, consumed + 300)}`)))
         } else {

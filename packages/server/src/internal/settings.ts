@@ -5,6 +5,7 @@
  * @internal
  */
 import type { ApiKey } from "@animal-store/core"
+import { ClientAddress } from "@animal-store/http-adapter"
 import { Either, Redacted } from "effect"
 
 /** A decoder of a setting's text. @internal */
@@ -61,6 +62,16 @@ export const origins: Decode<ReadonlyArray<string>> = (text) =>
     return bad === undefined
       ? Either.right(items)
       : Either.left(`expected * or origins such as https://app.example.com, got "${bad}"`)
+  })
+
+/** Comma-separated addresses or CIDR ranges, IPv4 or IPv6 (`10.0.0.0/8,2001:db8::1`). @internal */
+export const trustedProxies: Decode<ReadonlyArray<string>> = (text) =>
+  Either.flatMap(list(text), (items) => {
+    for (const item of items) {
+      const parsed = ClientAddress.parseTrustedProxy(item)
+      if (Either.isLeft(parsed)) return Either.left(parsed.left)
+    }
+    return Either.right(items)
   })
 
 /** A secret of at least 32 characters, never shown in a refusal. @internal */

@@ -62,7 +62,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "gone" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "api_key_banned" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "gone" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "api_key_banned" | "internal_error" | "service_unavailable";
             message: string;
             /** @description The HTTP status code. */
             status: number;
