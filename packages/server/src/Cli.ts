@@ -328,24 +328,34 @@ const opsListener = (host: string, port: number) =>
   }))
 
 /**
- * The server with the operations listener when `ops` is set (its metrics
- * observe every request), traced as the `OTEL_*` variables say.
+ * One process's server with the operations listener when `ops` is set (its
+ * metrics observe every request), traced as the `OTEL_*` variables say. A
+ * worker of several has no operations listener: its metrics answer the
+ * supervisor's (`supervisorOps`).
  */
-const server = (ops: ServeOptions["ops"]) => (options: StandaloneServer.Options) => {
+const server = (ops: ServeOptions["ops"]) => (options: StandaloneServer.Options, role: Supervisor.Role) => {
   const http = (observe: StandaloneServer.Options["observe"]) =>
     StandaloneServer.layer({ ...options, observe, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })
   if (ops?.port === undefined) return Tracing.provideConfig(http(undefined))
+  const observed = Layer.unwrapEffect(Effect.map(ServerMetrics.ServerMetrics, ({ observe }) => http(observe)))
+  if (role === "worker") return Tracing.provideConfig(Layer.provide(observed, ServerMetrics.layerWorker))
   return Tracing.provideConfig(
-    opsListener(ops.host, ops.port).pipe(
-      Layer.provideMerge(Layer.unwrapEffect(Effect.map(ServerMetrics.ServerMetrics, ({ observe }) => http(observe)))),
-      Layer.provide(ServerMetrics.layer)
-    )
+    opsListener(ops.host, ops.port).pipe(Layer.provideMerge(observed), Layer.provide(ServerMetrics.layer))
   )
 }
 
+/**
+ * The operations listener of `--workers N`, once, in the supervisor: the
+ * workers' metrics summed, the admin API on the store's services opened there.
+ */
+const supervisorOps = (ops: ServeOptions["ops"]) =>
+  ops?.port === undefined
+    ? undefined
+    : Tracing.provideConfig(opsListener(ops.host, ops.port).pipe(Layer.provide(ServerMetrics.layerWorkers)))
+
 /** The server until interrupted, in as many processes as `--workers` says. */
 const serve = ({ ops, ...options }: ServeOptions): Effect.Effect<void, CliError> =>
-  Layer.launch(Layer.merge(processPolicy, Supervisor.layer(options, server(ops)))).pipe(
+  Layer.launch(Layer.merge(processPolicy, Supervisor.layer(options, server(ops), supervisorOps(ops)))).pipe(
     Effect.catchTags({
       StoreError: (error) => Effect.fail(storeFailure(options.store)(error)),
       ServeError: (error) =>

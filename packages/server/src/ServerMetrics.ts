@@ -45,3 +45,26 @@ export const make: Effect.Effect<ServerMetricsService> = Effect.sync(internal.ma
  * @category layers
  */
 export const layer: Layer.Layer<ServerMetrics> = Layer.effect(ServerMetrics, make)
+
+/**
+ * `layer` in a worker of `serve --workers N`: its registry also answers the
+ * supervisor's scrapes over the cluster's IPC channel (`layerWorkers`).
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerWorker: Layer.Layer<ServerMetrics> = Layer.effect(
+  ServerMetrics,
+  Effect.tap(make, ({ registry }) => Effect.sync(() => internal.answerPrimary(registry)))
+)
+
+/**
+ * In the supervisor of `serve --workers N` (the cluster's primary): a
+ * registry whose `metrics()` asks every worker for its registry
+ * (`layerWorker`) and sums them (prom-client's `AggregatorRegistry`); its
+ * `observe` does nothing, the supervisor answering no request of the API.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerWorkers: Layer.Layer<ServerMetrics> = Layer.sync(ServerMetrics, internal.makePrimary)

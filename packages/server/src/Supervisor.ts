@@ -10,7 +10,7 @@
  *
  * @since 1.0.0
  */
-import type { StoreError } from "@animal-store/core"
+import type { AnimalStore, StoreError } from "@animal-store/core"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import type { Layer as L } from "effect"
 import { Effect, Either, Layer } from "effect"
@@ -64,15 +64,13 @@ export const parseWorkers = (text: string): Either.Either<number, string> =>
     : Either.left(`expected a number of processes from 1 to ${maxWorkers} or auto, got "${text}"`)
 
 /**
- * Migrates the store and provisions the keys, then closes it: what the
- * supervisor does once for all its workers.
+ * Where a server of `layer` runs: `alone` (one process) or `worker` (one of
+ * N, forked by the supervisor).
+ *
+ * @since 1.0.0
+ * @category models
  */
-const prepare = (options: Options) =>
-  Layer.effectDiscard(KeyProvisioning.provision(options.keys ?? [])).pipe(
-    Layer.provide(StandaloneServer.layerServices(options.store, options.access, options.cursorSecret)),
-    Layer.build,
-    Effect.scoped
-  )
+export type Role = "alone" | "worker"
 
 /**
  * The server of `serve` (`StandaloneServer.layer`, or one made with it) with `options`,
@@ -82,18 +80,24 @@ const prepare = (options: Options) =>
  * scope closes. A memory store is refused with more than one worker (each
  * process would keep its own animals, keys and limits).
  *
+ * The supervisor migrates the store and provisions the keys once; then,
+ * with `supervisor` given, it keeps the store's services open and runs
+ * `supervisor` on them (the operations listener of all the workers) while
+ * the workers run; without, it closes the store before starting them.
+ *
  * @since 1.0.0
  * @category layers
  */
-export const layer = <ROut, E>(
+export const layer = <ROut, E, ROut2 = never, E2 = never>(
   options: Options,
-  serve: (options: StandaloneServer.Options) => L.Layer<ROut, E>
+  serve: (options: StandaloneServer.Options, role: Role) => L.Layer<ROut, E>,
+  supervisor?: L.Layer<ROut2, E2, AnimalStore.Services>
 ): L.Layer<
   never,
-  E | StoreError.StoreError | HttpServerError.ServeError | KeyProvisioning.ProvisioningError | Workers.WorkersError
+  E | E2 | StoreError.StoreError | HttpServerError.ServeError | KeyProvisioning.ProvisioningError | Workers.WorkersError
 > => {
   const count = options.workers ?? 1
-  if (count <= 1) return Layer.discard(serve(options))
+  if (count <= 1) return Layer.discard(serve(options, "alone"))
   if (options.store._tag === "Memory") {
     return Layer.fail(
       new Workers.WorkersError({
@@ -105,12 +109,21 @@ export const layer = <ROut, E>(
   }
   const forked = Workers.workerOf()
   if (forked !== undefined) {
-    return Layer.discard(serve({ ...options, port: forked.port, keys: [] })).pipe(
+    return Layer.discard(serve({ ...options, port: forked.port, keys: [] }, "worker")).pipe(
       Layer.annotateLogs("worker", forked.worker)
     )
   }
   return Layer.scopedDiscard(Effect.gen(function*() {
-    yield* prepare(options)
+    /** The store migrated and its keys provisioned: its services, open until the scope closes. */
+    const prepare = Effect.gen(function*() {
+      const services = yield* Layer.build(
+        StandaloneServer.layerServices(options.store, options.access, options.cursorSecret)
+      )
+      yield* Effect.provide(KeyProvisioning.provision(options.keys ?? []), services)
+      return services
+    })
+    if (supervisor === undefined) yield* Effect.scoped(prepare) // the workers open the store each
+    else yield* Effect.provide(Layer.build(supervisor), yield* prepare) // stopped after the workers
     yield* Workers.supervise(count, yield* Workers.workersPort(options.host, options.port))
   }))
 }

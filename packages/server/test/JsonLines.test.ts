@@ -103,3 +103,43 @@ describe("the server's JSON lines", () => {
     }
   )
 })
+
+describe("the writes of the server's JSON lines", () => {
+  it.live("hold at most 4096 bytes of whole lines each, a longer line alone, every line once and in order", () =>
+    Effect.gen(function*() {
+      const { stream, writes } = collecting()
+      const logger = Logger.replace(Logger.defaultLogger, JsonLines.make(stream))
+      // Lines of about 100 to 1,500 bytes, some multi-byte (é is 2 bytes, 🐕 4), and one of 10 kB.
+      const messages = Array.from({ length: 60 }, (_, i) =>
+        i === 30 ? "x".repeat(10_000) : `${i} ${(i % 3 === 0 ? "é🐕" : "a").repeat((i * 37) % 500)}`)
+      yield* Effect.provide(Effect.forEach(messages, (message) => Effect.logInfo(message), { discard: true }), logger)
+      yield* Effect.promise(nextTurn)
+      expect(JsonLines.maxWrite).toBe(4096)
+      expect(writes.length).toBeGreaterThan(3)
+      for (const write of writes) {
+        expect(write.endsWith("\n")).toBe(true)
+        const lines = write.slice(0, -1).split("\n")
+        if (Buffer.byteLength(write) > 4096) expect(lines).toHaveLength(1)
+      }
+      // Fuller than a line at a time: a write and the next line would pass 4096 bytes.
+      writes.slice(0, -1).forEach((write, i) => {
+        const next = writes[i + 1]!.slice(0, writes[i + 1]!.indexOf("\n") + 1)
+        expect(Buffer.byteLength(write) + Buffer.byteLength(next)).toBeGreaterThan(4096)
+      })
+      const logged = writes.join("").slice(0, -1).split("\n").map((line) => JSON.parse(line).message)
+      expect(logged).toEqual(messages)
+    }))
+
+  it.live("split the access log's batches too", () =>
+    Effect.gen(function*() {
+      const { stream, writes } = collecting()
+      const writer = JsonLines.accessLog(stream)
+      const entry: AccessLog.Entry = { method: "GET", path: "/v1/pets", status: 200, durationMs: 1, client: "127.0.0.1", keyId: undefined }
+      for (let i = 0; i < 100; i++) writer({ ...entry, path: `/v1/pets/${i}` }, FiberId.runtime(1, 0), new Date(0))
+      yield* Effect.promise(nextTurn)
+      expect(writes.length).toBeGreaterThan(1)
+      for (const write of writes) expect(Buffer.byteLength(write)).toBeLessThanOrEqual(4096)
+      const paths = writes.join("").slice(0, -1).split("\n").map((line) => JSON.parse(line).annotations.path)
+      expect(paths).toEqual(Array.from({ length: 100 }, (_, i) => `/v1/pets/${i}`))
+    }))
+})

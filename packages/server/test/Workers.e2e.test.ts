@@ -4,7 +4,9 @@
  * PostgreSQL); a worker killed with SIGKILL and one with SIGBUS under load are
  * restarted and logged, service goes on, and every acknowledged animal is
  * stored (also after the whole server restarts); SIGTERM lets a request in
- * flight finish, then the server exits 0.
+ * flight finish, then the server exits 0. With `--ops-port` the operations
+ * listener runs once, in the supervisor: its `/metrics` sums the workers', and
+ * a key its admin API issues is accepted by every worker.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -12,6 +14,7 @@ import * as Http from "node:http"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import parsePrometheus from "parse-prometheus-text-format"
 import * as PgCluster from "../../postgres-store/test/support/PgCluster.js"
 import type { Serving } from "./support/CliProcess.js"
 import { runCli, startServe } from "./support/CliProcess.js"
@@ -147,7 +150,60 @@ const halfSentPost = (origin: string, key: string, body: string) =>
     request.write(body.slice(0, 10), () => resolve({ finish: () => (request.end(body.slice(10)), status) }))
   })
 
+/** The requests counted by `GET /metrics` (every series of the request histogram), and whether process metrics are there. */
+const scrape = async (ops: string) => {
+  const response = await fetch(`${ops}/metrics`)
+  expect(response.status).toBe(200)
+  // Read without the histograms' TYPE lines, each `_count` series is a sample of its own (as in Metrics.e2e.test.ts).
+  const families = parsePrometheus((await response.text()).replace(/^# TYPE \S+ histogram\n/gm, ""))
+  const count = families.find((family) => family.name === "http_server_request_duration_seconds_count")
+  return {
+    requests: (count?.metrics ?? []).reduce((sum, sample) => sum + Number(sample.value), 0),
+    process: families.some((family) => family.name === "process_cpu_seconds_total")
+  }
+}
+
 describe("animal-store serve --workers 2", () => {
+  it("runs the operations listener once, in the supervisor: metrics of every worker, keys issued there accepted by all", async () => {
+    const folder = temporaryFolder()
+    const token = "workers-admin-token-0123456789abcdef"
+    const serving = await startWorkers(["--store", `sqlite:${Path.join(folder, "animal-store.db")}`, "--ops-port", "0", "--access-log", "off"], {
+      ANIMAL_STORE_ADMIN_TOKEN: token
+    })
+    try {
+      const listening = logLines(serving).filter((line) => line.message.startsWith("Operations listening on"))
+      expect(listening).toHaveLength(1)
+      expect(listening[0]!.annotations.worker).toBeUndefined()
+      const ops = /Operations listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(listening[0]!.message)![1]!
+
+      const issued = await fetch(`${ops}/admin/v1/keys`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ plan: "enterprise", limits: { perMinute: 1000, perDay: 1000 } })
+      })
+      expect(issued.status).toBe(201)
+      const key = ((await issued.json()) as { secret: string }).secret
+
+      const before = await scrape(ops)
+      expect(before.process).toBe(true)
+      const pids = [await workerPid(serving, 1), await workerPid(serving, 2)]
+      const written = pids.map(bytesWritten)
+      // each on a connection of its own: the primary hands them to the workers in turn
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, () => request(serving.origin, "/v1/pets?limit=1", { key, agent: false }))
+      )
+      expect(replies.map((reply) => reply.status)).toEqual(Array(20).fill(200))
+      // each worker answered some of them (a response is over 200 bytes)
+      pids.forEach((pid, i) => expect(bytesWritten(pid) - written[i]!).toBeGreaterThan(4 * 200))
+      expect((await scrape(ops)).requests - before.requests).toBe(20)
+      expect(logLines(serving).filter((line) => line.message.startsWith("Operations listening"))).toHaveLength(1)
+    } finally {
+      serving.child.kill("SIGTERM")
+    }
+    expect((await serving.exited).code).toBe(0)
+    Fs.rmSync(folder, { recursive: true, force: true })
+  })
+
   it("is refused on the memory store, with a bad count, and on a port in use, with one line", async () => {
     const folder = temporaryFolder()
     const taken = Net.createServer()

@@ -1,7 +1,8 @@
 /**
  * The standalone server's log: Effect's JSON lines (`Logger.jsonLogger`, the
  * format unchanged), gathered over a turn of the event loop and written to
- * stdout in one call, instead of one `console.log` per line. With the access
+ * stdout in as few calls as hold at most `maxWrite` bytes of whole lines
+ * each, instead of one `console.log` per line. With the access
  * log on (the default) every request logs a line; `pnpm bench` measures the
  * server as shipped, access log on.
  *
@@ -13,20 +14,47 @@ import { AccessLog, HttpExchange } from "@animal-store/http-adapter"
 import type { FiberId } from "effect"
 import { Effect, Layer, Logger } from "effect"
 
-/** Lines gathered over a turn of the event loop and written to `stream` in one call. */
-const makeBatch = (stream: NodeJS.WritableStream) => {
+/**
+ * The most bytes in one write: POSIX's `PIPE_BUF` on Linux. The workers of
+ * `serve --workers N` share one stdout; into a pipe, a write of at most this
+ * many bytes is never interleaved with another process's (Node writes to a
+ * pipe or a file on stdout synchronously, one write(2) per call).
+ *
+ * @internal
+ */
+export const maxWrite = 4096
+
+/**
+ * Lines gathered over a turn of the event loop and written to `stream` in
+ * as few calls as can each hold at most `limit` bytes of whole lines (a
+ * longer line is written alone).
+ */
+const makeBatch = (stream: NodeJS.WritableStream, limit: number) => {
+  const full: Array<string> = []
   let pending = ""
+  let bytes = 0
   let scheduled = false
   const flush = () => {
     scheduled = false
-    if (pending === "") return
-    const text = pending
-    pending = ""
-    stream.write(text)
+    if (pending !== "") {
+      full.push(pending)
+      pending = ""
+      bytes = 0
+    }
+    for (let i = 0; i < full.length; i++) stream.write(full[i]!)
+    full.length = 0
   }
   process.once("exit", flush)
   return (line: string): void => {
-    pending += line + "\n"
+    const text = line + "\n"
+    const size = Buffer.byteLength(text)
+    if (pending !== "" && bytes + size > limit) {
+      full.push(pending)
+      pending = ""
+      bytes = 0
+    }
+    pending += text
+    bytes += size
     if (!scheduled) {
       scheduled = true
       setImmediate(flush)
@@ -35,11 +63,11 @@ const makeBatch = (stream: NodeJS.WritableStream) => {
 }
 
 /** The lines of stdout: the logger's and the access log's, in one order. */
-const stdout = makeBatch(process.stdout)
+const stdout = makeBatch(process.stdout, maxWrite)
 
 /** A logger that appends each JSON line to the next batch written to `stream`. */
-export const make = (stream: NodeJS.WritableStream = process.stdout): Logger.Logger<unknown, void> => {
-  const append = stream === process.stdout ? stdout : makeBatch(stream)
+export const make = (stream: NodeJS.WritableStream = process.stdout, limit = maxWrite): Logger.Logger<unknown, void> => {
+  const append = stream === process.stdout ? stdout : makeBatch(stream, limit)
   return Logger.make((options) => append(Logger.jsonLogger.log(options)))
 }
 
@@ -87,8 +115,8 @@ export const accessLine = (entry: AccessLog.Entry, fiberId: FiberId.Runtime, dat
  *
  * @internal
  */
-export const accessLog = (stream: NodeJS.WritableStream = process.stdout): AccessLog.Writer => {
-  const append = stream === process.stdout ? stdout : makeBatch(stream)
+export const accessLog = (stream: NodeJS.WritableStream = process.stdout, limit = maxWrite): AccessLog.Writer => {
+  const append = stream === process.stdout ? stdout : makeBatch(stream, limit)
   return (entry, fiberId, date) => append(accessLine(entry, fiberId, date))
 }
 

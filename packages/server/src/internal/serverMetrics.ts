@@ -7,6 +7,7 @@
 import { PlanRateLimiter } from "@animal-store/core"
 import type { RequestObserver } from "@animal-store/http-adapter"
 import { Metric } from "effect"
+import Cluster from "node:cluster"
 import * as Prometheus from "prom-client"
 
 /** The boundaries advised by the OpenTelemetry HTTP semantic conventions for `http.server.request.duration`. */
@@ -76,3 +77,28 @@ export const make = () => {
   }
   return { registry, observe }
 }
+
+/**
+ * In a cluster worker: `registry` is what the primary's `clusterMetrics()`
+ * asks for over IPC (prom-client answers with the registries set, the
+ * global one by default; an `AggregatorRegistry` made here adds the
+ * listener). Nothing outside a worker.
+ */
+export const answerPrimary = (registry: Prometheus.Registry): void => {
+  if (!Cluster.isWorker) return
+  new Prometheus.AggregatorRegistry<Prometheus.PrometheusContentType>()
+  Prometheus.AggregatorRegistry.setRegistries([registry])
+}
+
+/** A registry whose `metrics()` is the sum of the workers' registries (prom-client's `clusterMetrics()`). */
+class WorkersRegistry extends Prometheus.AggregatorRegistry<Prometheus.PrometheusContentType> {
+  override metrics(): Promise<string> {
+    return this.clusterMetrics()
+  }
+}
+
+/** In the primary of a cluster: the workers' metrics summed; it observes no request itself. */
+export const makePrimary = (): { readonly registry: Prometheus.Registry; readonly observe: RequestObserver.Observer } => ({
+  registry: new WorkersRegistry(),
+  observe: () => {}
+})
