@@ -34,17 +34,22 @@ describe("the standalone server on a SQLite file", () => {
         (folder) => Effect.sync(() => Fs.rmSync(folder, { recursive: true, force: true }))
       )
       const filename = Path.join(folder, "data", "animal-store.db")
-      const secret = yield* createKey(filename)
-      expect(secret).toMatch(/^ask_live_/)
-      const headers = { authorization: `Bearer ${secret}`, "content-type": "application/json" }
-
-      yield* Effect.scoped(Effect.gen(function*() {
+      // `keys` commands act on an existing store only: the server creates the file first.
+      const secret = yield* Effect.scoped(Effect.gen(function*() {
         const origin = yield* serve(filename)
+        const secret = yield* createKey(filename)
+        expect(secret).toMatch(/^ask_live_/)
         const created = yield* Effect.promise(() =>
-          fetch(`${origin}/v1/pets`, { method: "POST", headers, body: JSON.stringify({ name: "Rex", categoryId: 1 }) })
+          fetch(`${origin}/v1/pets`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+            body: JSON.stringify({ name: "Rex", categoryId: 1 })
+          })
         )
         expect(created.status).toBe(201)
+        return secret
       }))
+      const headers = { authorization: `Bearer ${secret}`, "content-type": "application/json" }
 
       yield* Effect.scoped(Effect.gen(function*() {
         const origin = yield* serve(filename)

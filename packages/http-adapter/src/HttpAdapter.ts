@@ -20,7 +20,6 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Stream } from "effect"
 import { Cause, Effect, Equal, Exit, FiberId, FiberRef, FiberRefs, Layer, ManagedRuntime, Option, Runtime } from "effect"
-import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
 import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
@@ -32,6 +31,7 @@ import * as NodeServer from "./NodeServer.js"
 import type { InvalidHttpReason } from "./ProtocolError.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestHandler from "./RequestHandler.js"
+import * as RequestId from "./RequestId.js"
 
 /**
  * @since 1.0.0
@@ -193,7 +193,7 @@ const requestLineOf = (error: NodeJS.ErrnoException & { rawPacket?: Buffer }) =>
 }
 
 /** The request id of a response written on the socket by hand, when it has none. */
-const requestIdOf = (headers: Readonly<Record<string, string>>): string => headers["x-request-id"] ?? randomUUID()
+const requestIdOf = (headers: Readonly<Record<string, string>>): string => headers[RequestId.header] ?? RequestId.generate()
 
 /** A response written on the socket by hand: the parser is gone. */
 const rawResponse = (response: HttpExchange.Response): Buffer => {
@@ -202,7 +202,7 @@ const rawResponse = (response: HttpExchange.Response): Buffer => {
   for (const name in response.headers) {
     if (name !== "content-length" && name !== "x-request-id") head += `${name}: ${response.headers[name]}\r\n`
   }
-  head += `x-request-id: ${requestIdOf(response.headers)}\r\ncontent-length: ${body.length}\r\n\r\n`
+  head += `${RequestId.header}: ${requestIdOf(response.headers)}\r\ncontent-length: ${body.length}\r\n\r\n`
   return Buffer.concat([Buffer.from(head, "latin1"), body])
 }
 

@@ -174,6 +174,7 @@ export const layerPorts: Layer.Layer<
           PostgresIdempotencyStore.layer
         ),
         classifier,
+        name: "PostgresStore",
         secretsTable: `${db.schema}.${SqlStoreSecrets.table}`
       }).pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, db.sql)))
     )))

@@ -5,8 +5,11 @@
  * and operation spans beneath it in one chain.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { startServe } from "./support/CliProcess.js"
 
 interface Span {
@@ -56,9 +59,10 @@ const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
 const incomingSpanId = "00f067aa0ba902b7"
 
 describe("traces over OTLP", () => {
-  it("continue the incoming traceparent: server span, then core's checks and the operation in one chain", async () => {
+  it("continue the incoming traceparent: server span, then core's checks, the operation and the store in one chain", async () => {
     const otlp = await receiver()
-    const serving = await startServe(["--store", "memory"], {
+    const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-tracing-"))
+    const serving = await startServe(["--store", `sqlite:${Path.join(folder, "animal-store.db")}`], {
       ANIMAL_STORE_API_KEYS: `${key}:pro`,
       ANIMAL_STORE_ACCESS_LOG: "off",
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.origin,
@@ -75,7 +79,16 @@ describe("traces over OTLP", () => {
       expect(response.status).toBe(404)
 
       const deadline = Date.now() + 10_000
-      const names = ["GET /v1/pets/{petId}", "GuardedPetOperations.admit", "ApiKeyAuth.authenticate", "PlanRateLimiter.check", "PetOperations.getPet"]
+      const names = [
+        "GET /v1/pets/{petId}",
+        "GuardedPetOperations.admit",
+        "ApiKeyAuth.authenticate",
+        "SqliteStore.ApiKeyStore.findByDigest",
+        "PlanRateLimiter.check",
+        "SqliteStore.RateLimitStore.modify",
+        "PetOperations.getPet",
+        "SqliteStore.PetRepository.findById"
+      ]
       const ofTrace = () => otlp.spans.filter((span) => span.traceId === traceId)
       while (Date.now() < deadline && !names.every((name) => ofTrace().some((span) => span.name === name))) {
         await new Promise((resolve) => setTimeout(resolve, 50))
@@ -100,6 +113,10 @@ describe("traces over OTLP", () => {
       expect(byName("ApiKeyAuth.authenticate").parentSpanId).toBe(admit.spanId)
       expect(byName("PlanRateLimiter.check").parentSpanId).toBe(admit.spanId)
       expect(byName("PetOperations.getPet").parentSpanId).toBe(server.spanId)
+      // The store, once for each check and for the operation, under the step that called it.
+      expect(byName("SqliteStore.ApiKeyStore.findByDigest").parentSpanId).toBe(byName("ApiKeyAuth.authenticate").spanId)
+      expect(byName("SqliteStore.RateLimitStore.modify").parentSpanId).toBe(byName("PlanRateLimiter.check").spanId)
+      expect(byName("SqliteStore.PetRepository.findById").parentSpanId).toBe(byName("PetOperations.getPet").spanId)
       // One chain: every span of the trace leads up to the server span.
       const byId = new Map(spans.map((span) => [span.spanId, span]))
       for (const span of spans) {
@@ -112,6 +129,7 @@ describe("traces over OTLP", () => {
       serving.child.kill("SIGTERM")
       expect((await serving.exited).code).toBe(0)
       otlp.server.close()
+      Fs.rmSync(folder, { recursive: true, force: true })
     }
   })
 })

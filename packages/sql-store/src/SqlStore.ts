@@ -10,6 +10,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { Effect } from "effect"
 import { Layer } from "effect"
 import type * as SqlStoreError from "./SqlStoreError.js"
+import * as PortSpans from "./internal/portSpans.js"
 import * as SqlStoreSecrets from "./SqlStoreSecrets.js"
 
 /**
@@ -38,6 +39,8 @@ export const purgePerCreate = 4
  */
 export interface Options<E, R> {
   readonly ports: Layer.Layer<Ports, E, R>
+  /** The store's name in its ports' spans (`<name>.<port>.<method>`), made when traces are exported. */
+  readonly name: string
   readonly classifier: SqlStoreError.Classifier
   /** Run when the layer is built, before the ports are (the store's `SqlStoreMigrations.migrate`). */
   readonly migrate?: Effect.Effect<unknown, StoreError.StoreError, R | SqlClient.SqlClient> | undefined
@@ -46,7 +49,8 @@ export interface Options<E, R> {
 }
 
 /**
- * The store services: `ports` and the cursor secret of the database.
+ * The store services: `ports` (each call a span when traces are exported)
+ * and the cursor secret of the database.
  *
  * @since 1.0.0
  * @category layers
@@ -55,7 +59,7 @@ export const layer = <E, R>(
   options: Options<E, R>
 ): Layer.Layer<AnimalStore.StorePorts, E | StoreError.StoreError, R | SqlClient.SqlClient> => {
   const services = Layer.merge(
-    options.ports,
+    PortSpans.traced(options.name)(options.ports),
     SqlStoreSecrets.layerCursorSecret({ classifier: options.classifier, table: options.secretsTable })
   )
   return options.migrate === undefined ? services : Layer.provide(services, Layer.effectDiscard(options.migrate))

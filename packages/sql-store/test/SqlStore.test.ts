@@ -2,7 +2,7 @@ import { ApiKeyStore, IdempotencyStore, ListPetsQuery, PetRepository, RateLimitS
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { Context, Effect, Exit, Layer, Redacted } from "effect"
+import { Context, Effect, Exit, Layer, Option, Redacted, Tracer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -115,14 +115,51 @@ describe("SqlStore", () => {
   it.effect("gives the ports and the database's cursor secret, after the migrations", () =>
     Effect.gen(function*() {
       const filename = newFile()
-      const layer = SqlStore.layer({ ports, classifier, migrate: SqlStoreMigrations.migrate(options) })
+      const layer = SqlStore.layer({ ports, classifier, name: "TestStore", migrate: SqlStoreMigrations.migrate(options) })
       const services = yield* Layer.build(Layer.provide(layer, client(filename)))
       const secret = yield* Effect.provide(ListPetsQuery.CursorSecret, Layer.provide(SqlStoreSecrets.layerCursorSecret({ classifier }), client(filename)))
       expect(Redacted.value(services.unsafeMap.get(ListPetsQuery.CursorSecret.key) as Redacted.Redacted<string>)).toBe(Redacted.value(secret))
       expect(services.unsafeMap.has(IdempotencyStore.IdempotencyStore.key)).toBe(true)
       // Without its migrations there is no table of secrets yet.
-      const bare = yield* Effect.exit(Layer.build(Layer.provide(SqlStore.layer({ ports, classifier }), client(newFile()))))
+      const bare = yield* Effect.exit(Layer.build(Layer.provide(SqlStore.layer({ ports, classifier, name: "TestStore" }), client(newFile()))))
       expect(Exit.isFailure(bare)).toBe(true)
       expect(SqlStore.purgePerCreate).toBe(4)
     }).pipe(Effect.scoped))
+
+  it.effect("makes a span of each port call under the caller's when traces are exported, and none otherwise", () =>
+    Effect.gen(function*() {
+      const ended: Array<{ readonly name: string; readonly id: string; readonly parent: string | undefined }> = []
+      const native = yield* Effect.tracer
+      // A tracer other than Effect's native one (which exports nothing): it records the spans it ends.
+      const recording = Tracer.make({
+        span: (name, parent, context, links, startTime, kind) => {
+          const span = native.span(name, parent, context, links, startTime, kind)
+          const end = span.end.bind(span)
+          return Object.assign(span, {
+            end: (endTime: bigint, exit: Exit.Exit<unknown, unknown>) => {
+              ended.push({ name, id: span.spanId, parent: Option.getOrUndefined(Option.map(parent, (p) => p.spanId)) })
+              end(endTime, exit)
+            }
+          })
+        },
+        context: native.context
+      })
+      const limits = Layer.succeed(RateLimitStore.RateLimitStore, {
+        modify: (_subject, f) => Effect.sync(() => f(undefined)[0]),
+        get: () => Effect.succeed(undefined)
+      })
+      const layer = SqlStore.layer({ ports: Layer.merge(ports, limits), classifier, name: "TestStore", migrate: SqlStoreMigrations.migrate(options) })
+      const count = Effect.flatMap(RateLimitStore.RateLimitStore, (store) => store.modify("s", () => [1, {} as never]))
+      const run = (traced: boolean) =>
+        Effect.scoped(Effect.gen(function*() {
+          const built = yield* Layer.build(Layer.provide(layer, client(newFile())))
+          return yield* Effect.withSpan(Effect.provide(count, built), "caller")
+        })).pipe(traced ? Effect.withTracer(recording) : (self) => self)
+      expect(yield* run(false)).toBe(1)
+      expect(ended).toEqual([])
+      expect(yield* run(true)).toBe(1)
+      const caller = ended.find((span) => span.name === "caller")
+      expect(ended.filter((span) => span.name === "TestStore.RateLimitStore.modify")).toHaveLength(1)
+      expect(ended.find((span) => span.name === "TestStore.RateLimitStore.modify")?.parent).toBe(caller?.id)
+    }))
 })

@@ -91,7 +91,8 @@ export const layerPorts: Layer.Layer<
     ports: Layer.mergeAll(PetRepository.layer, ApiKeyStore.layer, RateLimitStore.layer, IdempotencyStore.layer).pipe(
       Layer.provide(Layer.scoped(GroupCommit.GroupCommit, Effect.flatMap(SqliteClient.SqliteClient, GroupCommit.make)))
     ),
-    classifier
+    classifier,
+    name: "SqliteStore"
   }).pipe(Layer.provide(Layer.effect(SqlClient.SqlClient, SqliteClient.SqliteClient)), Layer.merge(Readiness.layer))
 
 /**

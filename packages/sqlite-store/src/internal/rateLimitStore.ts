@@ -3,9 +3,10 @@
  * and writes the new row in the writer's `BEGIN IMMEDIATE` transaction: the
  * write lock is held from the read on, so processes sharing the file count
  * every request exactly once, and two calls of one transaction count in the
- * order they came. The states this connection wrote are kept
- * (`knownStates.ts`), so the row is read only when another connection may
- * have changed it. While writes fail with a fault of the files (`fileGuard.ts`),
+ * order they came. The calls of one turn are counted together, in one read
+ * of the rows not known and one write (`countingBatch.ts`); the states this
+ * connection wrote are kept (`knownStates.ts`), so a row is read only when
+ * another connection may have changed it. While writes fail with a fault of the files (`fileGuard.ts`),
  * requests are counted in memory from the stored state, so reads keep
  * working; those counts are dropped once a write works again.
  * `get` reads the row, outside any transaction.
@@ -17,6 +18,7 @@ import { Effect, Layer } from "effect"
 import type { Connection } from "./groupCommit.js"
 import { GroupCommit, run, values } from "./groupCommit.js"
 import * as FileGuard from "./fileGuard.js"
+import * as CountingBatch from "./countingBatch.js"
 import * as KnownStates from "./knownStates.js"
 
 type StateRow = readonly [
@@ -40,6 +42,15 @@ const toState = (row: StateRow | undefined): RateLimitStore.RateLimitState | und
 
 const selectSql = `SELECT minute_start, minute_count, day_start, day_count, refused_count, banned_until
   FROM rate_limits WHERE subject = ?`
+const selectManySql = `SELECT subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until
+  FROM rate_limits WHERE subject IN (SELECT value FROM json_each(?))`
+const upsertManySql = `INSERT INTO rate_limits
+    (subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until)
+  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6
+  FROM json_each(?) WHERE true
+  ON CONFLICT (subject) DO UPDATE SET minute_start = excluded.minute_start,
+    minute_count = excluded.minute_count, day_start = excluded.day_start, day_count = excluded.day_count,
+    refused_count = excluded.refused_count, banned_until = excluded.banned_until`
 const upsertSql = `INSERT INTO rate_limits
     (subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until)
   VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -49,8 +60,8 @@ const upsertSql = `INSERT INTO rate_limits
 
 /** @internal */
 export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, GroupCommit> = Effect.map(
-  GroupCommit,
-  (database) => {
+  Effect.zip(GroupCommit, Effect.runtime<never>()),
+  ([database, runtime]) => {
     const known = KnownStates.make()
     const write = (connection: Connection, subject: string, next: RateLimitStore.RateLimitState) =>
       run(
@@ -82,38 +93,42 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
           return result
         }
       )
+    const counting = CountingBatch.make(database, known, {
+      read: (connection, subjects) =>
+        Effect.map(
+          values<readonly [string, ...StateRow]>(connection, selectManySql, JSON.stringify(subjects)),
+          (rows) => rows.map((row) => [row[0], toState(row.slice(1) as unknown as StateRow)!] as const)
+        ),
+      write: (connection, states) =>
+        run(connection, upsertManySql, JSON.stringify(states.map(([subject, s]) => [
+          subject,
+          s.minuteStart,
+          s.minuteCount,
+          s.dayStart,
+          s.dayCount,
+          s.refusedCount,
+          s.bannedUntil
+        ])))
+    }, runtime)
     return {
       modify: <A>(
         subject: string,
         f: (state: RateLimitStore.RateLimitState | undefined) => readonly [A, RateLimitStore.RateLimitState]
       ) =>
         Effect.flatMap(database.inTransaction, (inTransaction) =>
-          database.write(
-            "Counting a request",
-            (connection) =>
-              Effect.flatMap(
-                // Inside a caller's transaction the row is read: its `data_version` is that of its start.
-                inTransaction ? Effect.succeed(undefined) : Effect.map(known.check(connection), () => known.get(subject)),
-                (state) => {
-                  const read = state !== undefined
-                    ? Effect.succeed(state)
-                    : Effect.map(values<StateRow>(connection, selectSql, subject), (rows) => toState(rows[0]))
-                  return Effect.flatMap(read, (state) => {
-                    const [result, next] = f(state)
-                    return Effect.map(write(connection, subject, next), () => {
-                      if (!inTransaction) known.set(subject, next)
-                      return result
-                    })
-                  })
-                }
-              ),
-            onEnd
-          ).pipe(
-            Effect.tap(() => {
-              if (unwritten.size > 0) unwritten.clear()
-            }),
-            Effect.catchIf((error) => !inTransaction && FileGuard.isWriteFault(error), () => countUnwritten(subject, f))
-          )),
+          inTransaction
+            // Inside a caller's transaction the row is read: its `data_version` is that of its start.
+            ? database.write("Counting a request", (connection) =>
+              Effect.flatMap(values<StateRow>(connection, selectSql, subject), (rows) => {
+                const [result, next] = f(toState(rows[0]))
+                return Effect.as(write(connection, subject, next), result)
+              }), onEnd)
+            : counting.modify(subject, f).pipe(
+              Effect.tap(() => {
+                if (unwritten.size > 0) unwritten.clear()
+              }),
+              Effect.catchIf((error) => FileGuard.isWriteFault(error), () => countUnwritten(subject, f))
+            )),
       get: (subject) =>
         database.read("Reading a rate-limit state", (connection) =>
           Effect.map(values<StateRow>(connection, selectSql, subject), (rows) => toState(rows[0])))
