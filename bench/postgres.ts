@@ -27,6 +27,7 @@ import { expectedStatus, httpScenarios, requestOf, statuses } from "./httpScenar
 import * as SealedCursors from "./sealedCursors.js"
 import type { Started } from "./serverProcess.js"
 import { canPin, cpuSeconds, freePort, root, serveCommand, start, stop, waitReady } from "./serverProcess.js"
+import { runWorkers, workersMissed, workersTable } from "./workers.js"
 import { requireWrk, runWrk } from "./wrk.js"
 
 const { values: flags } = parseArgs({
@@ -40,7 +41,8 @@ const { values: flags } = parseArgs({
     connections: { type: "string", default: "64" },
     pets: { type: "string", default: "10000" },
     pool: { type: "string", default: "10" },
-    only: { type: "string" }
+    only: { type: "string" },
+    workers: { type: "boolean", default: true }
   }
 })
 const rounds = Number(flags.rounds)
@@ -281,5 +283,16 @@ try {
   }
 } finally {
   await cluster.destroy()
+}
+// One worker against two, on PostgreSQL and on SQLite (`workers.ts`); `--no-workers` skips it.
+if (flags.workers && flags.only === undefined && !flags.ceiling) {
+  const report = await runWorkers(
+    { stores: ["postgres", "sqlite"], pets: 100_000, connections: 32, warmupSeconds: 3, seconds, rounds: 3 },
+    (line) => process.stderr.write(`${line}\n`)
+  )
+  const missed = workersMissed(report)
+  console.log(`\nOne worker against two (--workers), ${report.cores} cores\n${workersTable(report)}`)
+  for (const line of missed) console.log(`missed: ${line}`)
+  failed = failed || (flags.check && missed.length > 0)
 }
 if (failed) process.exit(1)
