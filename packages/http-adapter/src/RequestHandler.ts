@@ -280,7 +280,24 @@ export const makeHandlers = (
         requestId: served.requestId,
         probe: probe ? true : undefined
       }
-      if (observe !== undefined) observe({ ...entry, ...RequestObserver.routeOf(matched, served.path), meta, response: stamped, error })
+      if (observe !== undefined) {
+        const { operation, route } = RequestObserver.routeOf(matched, served.path)
+        observe({
+          method: entry.method,
+          path: entry.path,
+          status: entry.status,
+          durationMs: entry.durationMs,
+          client: entry.client,
+          keyId,
+          requestId: entry.requestId,
+          probe: entry.probe,
+          operation,
+          route,
+          meta,
+          response: stamped,
+          error
+        })
+      }
       if (!logged) return Exit.succeed(stamped)
       if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
       accessLog(entry, served.fiberId, new Date(finished))
