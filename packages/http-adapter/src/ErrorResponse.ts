@@ -18,8 +18,8 @@ import type { ProtocolError } from "./ProtocolError.js"
 import { isProtocolError } from "./ProtocolError.js"
 import * as Routes from "./Routes.js"
 
-/** `Allow` of a `CONNECT`: every method the server serves somewhere, as `OPTIONS *` answers. */
-const allMethods = Routes.allMethods.join(", ")
+/** `Allow` of a `CONNECT`: every method the server serves somewhere, as `OPTIONS *` answers (read when first needed: `Routes` imports this module's importers). */
+let allMethods: string | undefined
 
 /**
  * Everything a request can fail with.
@@ -61,7 +61,7 @@ const headers = (failure: Failure): Record<string, string> => {
     case "MethodNotAllowed":
       return { allow: failure.allow.join(", ") }
     case "InvalidHttp":
-      return failure.reason === "connect" ? { allow: allMethods } : {}
+      return failure.reason === "connect" ? { allow: (allMethods ??= Routes.allMethods.join(", ")) } : {}
     case "PayloadTooLarge":
       return { connection: "close" }
     case "StoreError":

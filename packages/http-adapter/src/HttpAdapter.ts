@@ -264,30 +264,34 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
     const serve = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean) => {
       const refusal = WireRules.refusalOfNode(request)
       if (refusal !== undefined) return refuse(request, response, refusal)
-      const exchange: HttpExchange.Request = {
+      // Built field by field (an object spread here costs a measurable part of a request).
+      const exchangeWith = (body: HttpExchange.Request["body"]): HttpExchange.Request => ({
         method: request.method ?? "GET",
         url: request.url ?? "/",
         headers: request.headers,
         remoteAddress: request.socket.remoteAddress,
         localOrigin: localOriginOf(request.socket),
-        body: RequestBody.fromNode(request)
-      }
+        body
+      })
+      const fromNode = RequestBody.fromNode(request)
       if (expectsContinue) {
-        return run(response, {
-          ...exchange,
-          body: (maxBytes) =>
+        return run(
+          response,
+          exchangeWith((maxBytes) =>
             Effect.suspend(() => {
               if (!response.headersSent) response.writeContinue()
-              return exchange.body(maxBytes)
+              return fromNode(maxBytes)
             })
-        })
+          )
+        )
       }
+      const exchange = exchangeWith(fromNode)
       if (!RequestBody.isReadAhead(exchange)) return run(response, exchange)
       // Then the request is handled in one go: its fiber never waits for the body.
       RequestBody.readNode(
         request,
         RequestBody.maxBytes,
-        (read) => writes.listen(() => run(response, { ...exchange, body: RequestBody.fromRead(read) }))
+        (read) => writes.listen(() => run(response, exchangeWith(RequestBody.fromRead(read))))
       )
     }
     return {
