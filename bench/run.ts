@@ -171,20 +171,7 @@ const runParts = async () => {
   let idempotency: IdempotencyResult | undefined
   if (flags.only === undefined || flags.only === "idempotency") {
     log(`Idempotency-Key (${httpOptions.rounds} rounds of plain, keyed, keyed, plain, ${httpOptions.seconds} s each)`)
-    const child = spawnSync("node", [
-      "--import",
-      "tsx",
-      "bench/idempotency.ts",
-      "--json",
-      "--seconds",
-      String(httpOptions.seconds),
-      "--rounds",
-      String(httpOptions.rounds)
-    ], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
-    const lines = child.stdout.trim().split("\n")
-    for (const line of lines) if (!line.startsWith("{")) log(`  ${line}`)
-    if (child.status !== 0) throw new Error(`bench/idempotency.ts exited with ${child.status}`)
-    idempotency = JSON.parse(lines.find((line) => line.startsWith("{"))!) as IdempotencyResult
+    idempotency = runJsonPart<IdempotencyResult>("bench/idempotency.ts")
   }
 
   const rows: Array<Row> = [
@@ -215,22 +202,22 @@ const runParts = async () => {
   finish(results, table(rows), missed)
 }
 
-/** `--only telemetry`: the cost of metrics and tracing on (`telemetry.ts`); target metrics at most +5% CPU per request. */
-const runTelemetry = () => {
-  const child = spawnSync("node", [
-    "--import",
-    "tsx",
-    "bench/telemetry.ts",
-    "--json",
-    "--seconds",
-    String(httpOptions.seconds),
-    "--rounds",
-    String(httpOptions.rounds)
-  ], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })
+/** Runs a part that prints its progress, then its result as the one JSON line (`--json`), with the HTTP rounds and seconds. */
+const runJsonPart = <A>(script: string): A => {
+  const child = spawnSync(
+    "node",
+    ["--import", "tsx", script, "--json", "--seconds", String(httpOptions.seconds), "--rounds", String(httpOptions.rounds)],
+    { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }
+  )
   const lines = child.stdout.trim().split("\n")
   for (const line of lines) if (!line.startsWith("{")) log(`  ${line}`)
-  if (child.status !== 0) throw new Error(`bench/telemetry.ts exited with ${child.status}`)
-  const telemetry = JSON.parse(lines.find((line) => line.startsWith("{"))!) as { metricsRatio: number; tracingRatio: number }
+  if (child.status !== 0) throw new Error(`${script} exited with ${child.status}`)
+  return JSON.parse(lines.find((line) => line.startsWith("{"))!) as A
+}
+
+/** `--only telemetry`: the cost of metrics and tracing on (`telemetry.ts`); target metrics at most +5% CPU per request. */
+const runTelemetry = () => {
+  const telemetry = runJsonPart<{ metricsRatio: number; tracingRatio: number }>("bench/telemetry.ts")
   const missed = telemetry.metricsRatio > 1.05 ? ["telemetry: metrics on costs more than +5% CPU per request"] : []
   const percent = (ratio: number) => `${ratio >= 1 ? "+" : ""}${((ratio - 1) * 100).toFixed(1)}%`
   const results = { ...common(), telemetry, missed }

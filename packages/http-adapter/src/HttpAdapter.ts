@@ -264,7 +264,6 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
     const serve = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean) => {
       const refusal = WireRules.refusalOfNode(request)
       if (refusal !== undefined) return refuse(request, response, refusal)
-      // Built field by field (an object spread here costs a measurable part of a request).
       const exchangeWith = (body: HttpExchange.Request["body"]): HttpExchange.Request => ({
         method: request.method ?? "GET",
         url: request.url ?? "/",

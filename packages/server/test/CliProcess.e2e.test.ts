@@ -1,11 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { Effect, Layer } from "effect"
 import * as StoreLocation from "../src/StoreLocation.js"
-import { runCli, startServe } from "./support/CliProcess.js"
+import { halfSentPost, runCli, startServe } from "./support/CliProcess.js"
 
 /** Creates the SQLite store at `filename` (with its folder), as `serve` does. */
 const createStore = (filename: string) =>
@@ -22,29 +21,6 @@ const expectOneLineFailure = (finished: { code: number | null; stderr: string; s
   expect(finished.stderr).not.toMatch(/\n\s+at /)
 }
 
-/** Sends the headers and the first half of a POST body; `finish` sends the rest and resolves with the status. */
-const halfSentPost = (origin: string, secret: string, body: string) =>
-  new Promise<{ finish: () => Promise<number> }>((resolve) => {
-    const request = Http.request(new URL("/v1/pets", origin), {
-      method: "POST",
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${secret}` }
-    })
-    const status = new Promise<number>((done, fail) => {
-      request.on("response", (response) => {
-        response.resume()
-        done(response.statusCode ?? 0)
-      })
-      request.on("error", fail)
-    })
-    request.flushHeaders()
-    request.write(body.slice(0, 10), () =>
-      resolve({
-        finish: () => {
-          request.end(body.slice(10))
-          return status
-        }
-      }))
-  })
 
 describe.concurrent("the animal-store command", () => {
   it("exits non-zero with one line on stderr, without a stack trace, on bad configuration", async () => {

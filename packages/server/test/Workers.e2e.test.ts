@@ -17,7 +17,7 @@ import * as Path from "node:path"
 import parsePrometheus from "parse-prometheus-text-format"
 import * as PgCluster from "../../postgres-store/test/support/PgCluster.js"
 import type { Serving } from "./support/CliProcess.js"
-import { runCli, startServe } from "./support/CliProcess.js"
+import { halfSentPost, runCli, startServe } from "./support/CliProcess.js"
 
 const temporaryFolder = () => Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-workers-"))
 
@@ -131,24 +131,6 @@ const checkExactLimit = async (store: string, limit: number) => {
   expect((await serving.exited).code).toBe(0)
 }
 
-/** Sends the headers and the first bytes of a POST; `finish` sends the rest and resolves with the status. */
-const halfSentPost = (origin: string, key: string, body: string) =>
-  new Promise<{ finish: () => Promise<number> }>((resolve) => {
-    const request = Http.request(new URL("/v1/pets", origin), {
-      method: "POST",
-      agent: false,
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${key}` }
-    })
-    const status = new Promise<number>((done, fail) => {
-      request.on("response", (response) => {
-        response.resume()
-        done(response.statusCode ?? 0)
-      })
-      request.on("error", fail)
-    })
-    request.flushHeaders()
-    request.write(body.slice(0, 10), () => resolve({ finish: () => (request.end(body.slice(10)), status) }))
-  })
 
 /** The requests counted by `GET /metrics` (every series of the request histogram), and whether process metrics are there. */
 const scrape = async (ops: string) => {

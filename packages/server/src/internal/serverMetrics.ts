@@ -9,7 +9,6 @@ import type { RequestObserver } from "@animal-store/http-adapter"
 import { Metric } from "effect"
 import Cluster from "node:cluster"
 import * as Prometheus from "prom-client"
-import * as RequestHistogram from "./requestHistogram.js"
 
 /** The boundaries advised by the OpenTelemetry HTTP semantic conventions for `http.server.request.duration`. */
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]
@@ -23,10 +22,12 @@ const knownMethods = new Set(["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PA
 export const make = () => {
   const registry = new Prometheus.Registry()
   Prometheus.collectDefaultMetrics({ register: registry })
-  const duration = RequestHistogram.make(registry, {
+  const duration = new Prometheus.Histogram({
     name: "http_server_request_duration_seconds",
     help: "Duration of HTTP server requests (http.server.request.duration); its count is the number of requests",
-    bounds: durationBuckets
+    labelNames: ["http_request_method", "http_response_status_code", "http_route", "animal_store_operation"],
+    buckets: durationBuckets,
+    registers: [registry]
   })
   const replays = new Prometheus.Counter({
     name: "animal_store_idempotent_replays_total",
@@ -55,18 +56,22 @@ export const make = () => {
       }
     }
   })
+  /** One child per label set, made on its first request. */
+  const children = new Map<string, Prometheus.Histogram.Internal<string>>()
   const observe: RequestObserver.Observer = (observation) => {
     const method = knownMethods.has(observation.method) ? observation.method : "_OTHER"
-    duration.observe(
-      `${method} ${observation.status} ${observation.operation} ${observation.route}`,
-      () => ({
+    const key = `${method} ${observation.status} ${observation.operation} ${observation.route}`
+    let child = children.get(key)
+    if (child === undefined) {
+      child = duration.labels({
         http_request_method: method,
         http_response_status_code: observation.status,
         http_route: observation.route ?? "",
         animal_store_operation: observation.operation
-      }),
-      observation.durationMs / 1000
-    )
+      })
+      children.set(key, child)
+    }
+    child.observe(observation.durationMs / 1000)
     if (observation.response.headers["idempotent-replayed"] === "true") replays.inc()
     if (observation.error?._tag === "StoreError") storeErrors.inc({ reason: observation.error.reason })
   }

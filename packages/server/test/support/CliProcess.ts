@@ -1,3 +1,4 @@
+import * as Http from "node:http"
 import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -56,4 +57,23 @@ export const startServe = (args: ReadonlyArray<string>, env: Record<string, stri
       if (match) resolve({ origin: match[1]!, child, stdout: () => stdout, exited })
     })
     exited.then((finished) => reject(new Error(`serve exited early: ${finished.stderr}`)))
+  })
+
+/** Sends the headers and the first bytes of a POST body on a connection of its own; `finish` sends the rest and resolves with the status. */
+export const halfSentPost = (origin: string, secret: string, body: string) =>
+  new Promise<{ finish: () => Promise<number> }>((resolve) => {
+    const request = Http.request(new URL("/v1/pets", origin), {
+      method: "POST",
+      agent: false,
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${secret}` }
+    })
+    const status = new Promise<number>((done, fail) => {
+      request.on("response", (response) => {
+        response.resume()
+        done(response.statusCode ?? 0)
+      })
+      request.on("error", fail)
+    })
+    request.flushHeaders()
+    request.write(body.slice(0, 10), () => resolve({ finish: () => (request.end(body.slice(10)), status) }))
   })
