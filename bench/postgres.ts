@@ -31,6 +31,7 @@ import { runWorkers, workersMissed, workersTable } from "./workers.js"
 import { requireWrk, runWrk } from "./wrk.js"
 
 const { values: flags } = parseArgs({
+  allowNegative: true,
   options: {
     check: { type: "boolean", default: false },
     ceiling: { type: "boolean", default: false },
