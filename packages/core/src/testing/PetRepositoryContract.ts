@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { Layer } from "effect"
-import { Array as Arr, Effect, Option, Runtime } from "effect"
+import { Array as Arr, Effect, Equal, Hash, Option, Runtime } from "effect"
 import * as fc from "effect/FastCheck"
 import type { NewPet } from "../Pet.js"
 import { CategoryId, Pet, PetId, PetStatus } from "../Pet.js"
@@ -38,7 +38,15 @@ export const testPetRepository = (name: string, layer: Layer.Layer<PetRepository
           expect(pet).toBeInstanceOf(Pet)
           expect(Number.isSafeInteger(pet.id) && pet.id >= 1).toBe(true)
           expect(pet).toEqual(ModelPetRepository.toPet(pet.id, newPet))
-          expect(yield* repository.findById(pet.id)).toEqual(Option.some(pet))
+          const found = yield* repository.findById(pet.id)
+          expect(found).toEqual(Option.some(pet))
+          // what is read back is the same `Pet`: its class, equal and hashed as the one inserted
+          const listed = yield* repository.list({ afterId: pet.id > 1 ? PetId.make(pet.id - 1) : undefined, status: pet.status, limit: 1 })
+          expect(listed).toHaveLength(1)
+          for (const read of [Option.getOrThrow(found), ...listed]) {
+            expect(read).toBeInstanceOf(Pet)
+            expect(Equal.equals(read, pet) && Hash.hash(read) === Hash.hash(pet)).toBe(true)
+          }
         }
       }).pipe(Effect.provide(layer)))
 

