@@ -9,20 +9,18 @@
  */
 import type { StoreError } from "@animal-store/core"
 import { ApiError, ApiKey, KeyAdministration, Plan } from "@animal-store/core"
-import type { HttpApp } from "@effect/platform"
-import {
-  HttpApi,
-  HttpApiBuilder,
-  HttpApiEndpoint,
-  HttpApiError,
-  HttpApiGroup,
-  HttpApiMiddleware,
-  HttpApiSchema,
-  HttpApiSecurity,
-  HttpServerError,
-  HttpServerRequest,
-  OpenApi
-} from "@effect/platform"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Scope } from "effect"
 import { Cause, Effect, Layer, Redacted, Schema } from "effect"
