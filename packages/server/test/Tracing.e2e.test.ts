@@ -19,6 +19,7 @@ interface Span {
   readonly name: string
   readonly kind: number
   readonly attributes: ReadonlyArray<{ readonly key: string; readonly value: Record<string, unknown> }>
+  readonly status?: { readonly code?: number }
 }
 
 /** A receiver of OTLP/HTTP JSON traces: the spans and the resources' service names received so far. */
@@ -112,7 +113,12 @@ describe("traces over OTLP", () => {
       expect(admit.parentSpanId).toBe(server.spanId)
       expect(byName("ApiKeyAuth.authenticate").parentSpanId).toBe(admit.spanId)
       expect(byName("PlanRateLimiter.check").parentSpanId).toBe(admit.spanId)
-      expect(byName("PetOperations.getPet").parentSpanId).toBe(server.spanId)
+      const getPet = byName("PetOperations.getPet")
+      expect(getPet.parentSpanId).toBe(server.spanId)
+      // A 404 is the domain's answer, not a fault: its span names the refusal and is not an error.
+      expect(attribute(getPet, "error.type")).toBe("PetNotFound")
+      expect(getPet.status?.code ?? 0).not.toBe(2) // STATUS_CODE_ERROR
+      expect(attribute(admit, "error.type")).toBeUndefined()
       // The store, once for each check and for the operation, under the step that called it.
       expect(byName("SqliteStore.ApiKeyStore.findByDigest").parentSpanId).toBe(byName("ApiKeyAuth.authenticate").spanId)
       expect(byName("SqliteStore.RateLimitStore.modify").parentSpanId).toBe(byName("PlanRateLimiter.check").spanId)
