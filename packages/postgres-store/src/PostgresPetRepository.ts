@@ -6,24 +6,12 @@
  *
  * @since 1.0.0
  */
-import { Pet, PetRepository } from "@animal-store/core"
+import { PetRepository } from "@animal-store/core"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option } from "effect"
+import { type PetRow, toPet } from "./internal/petRows.js"
 import { mapStoreError } from "./internal/storeError.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
-
-type PetRow = readonly [id: string, name: string, categoryId: string, status: Pet.PetStatus, nameUtf8: Uint8Array | null]
-
-// Rows hold what `insert` stored (a valid `Pet`; column types and CHECK
-// constraints keep their shape): not validated again. `bigint` columns arrive as strings.
-// Speed only: built on `Pet`'s prototype, as its constructor would without validation (0.15 against 0.8 µs a pet).
-const toPet = (row: PetRow): Pet.Pet =>
-  Object.assign(Object.create(Pet.Pet.prototype) as Pet.Pet, {
-    id: Number(row[0]) as Pet.PetId,
-    name: row[4] === null ? row[1] : Buffer.from(row[4]).toString("utf8"),
-    categoryId: Number(row[2]) as Pet.CategoryId,
-    status: row[3]
-  })
 
 /**
  * @since 1.0.0
