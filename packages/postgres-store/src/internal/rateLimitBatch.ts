@@ -8,9 +8,8 @@
  * the calls came, and one statement writes every subject's new value only
  * where the row still holds the kept value (a compare-and-set on the whole
  * row, or an insert of a new row). A subject another process changed in the
- * meantime is written nowhere: the same statement answers its row as it
- * found it, which is kept instead, and its calls run again in the next batch
- * on that value (no read first). The rule is pure and
+ * meantime is written nowhere: its kept value is dropped and its calls run
+ * again in the next batch on the row as read then. The rule is pure and
  * depends on the value alone, so a call counts exactly once, in one order
  * every process agrees on.
  *
@@ -37,9 +36,6 @@ interface Call {
 const maxKept = 100_000
 
 type Row = readonly [subject: string, ...counters: ReadonlyArray<string | null>]
-
-/** A row the write answers: written, or not and then the row as the statement found it. */
-type WriteRow = readonly [subject: string, written: boolean, ...counters: ReadonlyArray<string | null>]
 
 const counters = "minute_start, minute_count, day_start, day_count, refused_count, banned_until"
 const names = ["minute_start", "minute_count", "day_start", "day_count", "refused_count", "banned_until"] as const
@@ -98,10 +94,7 @@ export const make = (
         SELECT subject, ${names.join(", ")} FROM i WHERE NOT i.existed
         ON CONFLICT (subject) DO NOTHING RETURNING subject
       )
-      SELECT subject, true, ${names.map(() => "NULL::bigint").join(", ")} FROM updated
-      UNION ALL SELECT subject, true, ${names.map(() => "NULL::bigint").join(", ")} FROM inserted
-      UNION ALL SELECT r.subject, false, ${names.map((n) => `r.${n}`).join(", ")} FROM ${limits} AS r JOIN i USING (subject)
-        WHERE r.subject NOT IN (SELECT subject FROM updated) AND r.subject NOT IN (SELECT subject FROM inserted)`
+      SELECT subject FROM updated UNION ALL SELECT subject FROM inserted`
 
     const kept = new Map<string, Kept>()
     let queue: Array<Call> = []
@@ -149,22 +142,19 @@ export const make = (
             }
           }
           return Effect.map(
-            db.sql.unsafe(writeSql, columns).values as unknown as Effect.Effect<ReadonlyArray<WriteRow>, SqlError>,
+            db.sql.unsafe(writeSql, columns).values as unknown as Effect.Effect<ReadonlyArray<readonly [string]>, SqlError>,
             (rows) => {
-              const answered = new Map(rows.map((row) => [row[0], row] as const))
+              const written = new Set(rows.map((row) => row[0]))
               const again: Array<Call> = []
               for (const subject of subjects) {
-                const row = answered.get(subject)
-                if (row?.[1] === true) {
+                if (written.has(subject)) {
                   const { next, results: outcomes } = results.get(subject)!
                   kept.set(subject, { _tag: "Row", state: next })
                   bySubject.get(subject)!.forEach((call, i) => call.resume(Effect.succeed(outcomes[i])))
-                  continue
+                } else {
+                  kept.delete(subject)
+                  again.push(...bySubject.get(subject)!)
                 }
-                // Changed by another process: its row as the statement found it, if it saw one.
-                if (row === undefined) kept.delete(subject)
-                else kept.set(subject, { _tag: "Row", state: stateOf([row[0], ...row.slice(2)] as unknown as Row) })
-                again.push(...bySubject.get(subject)!)
               }
               if (again.length > 0) queue = [...again, ...queue]
             }
