@@ -2,6 +2,8 @@
  * Core's `Pet` from the store's rows, read as arrays of column values or as
  * objects by column name. A row holds what the store wrote from a valid instance (STRICT types and CHECK
  * constraints keep its shape), so it is not validated again.
+ * Speed only: each `Pet` is built on its class's prototype, as its constructor would make it without
+ * validation (0.15 against 0.8 µs a pet: a listing of 100 spends 70 µs less, about 15% of its CPU).
  *
  * @internal
  */
@@ -13,10 +15,7 @@ export const petColumns = "id, name, category_id, status"
 /** A row of `petColumns`. */
 export type PetRow = readonly [id: number, name: string, categoryId: number, status: Pet.PetStatus]
 
-/**
- * Speed only: a `Pet` on its class's prototype, as its constructor would make it without validation
- * (0.15 against 0.8 µs a pet: a listing of 100 spends 70 µs less).
- */
+/** A `Pet` of stored values. */
 const pet = (id: number, name: string, categoryId: number, status: Pet.PetStatus): Pet.Pet =>
   Object.assign(Object.create(Pet.Pet.prototype) as Pet.Pet, { id, name, categoryId, status })
 
