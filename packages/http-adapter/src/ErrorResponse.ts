@@ -10,7 +10,6 @@
  * @since 1.0.0
  */
 import { ApiError, StoreError } from "@animal-store/core"
-import * as Immediate from "./internal/immediate.js"
 import { Effect } from "effect"
 import * as HttpExchange from "./HttpExchange.js"
 import * as Shortcuts from "./internal/shortcuts.js"
@@ -116,4 +115,4 @@ export const respond = (failure: Failure): Effect.Effect<HttpExchange.Response> 
  */
 export const recover = <R>(
   effect: Effect.Effect<HttpExchange.Response, Failure, R>
-): Effect.Effect<HttpExchange.Response, never, R> => Immediate.catchAll(effect, respond)
+): Effect.Effect<HttpExchange.Response, never, R> => Effect.catchAll(effect, respond)

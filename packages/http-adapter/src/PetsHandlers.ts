@@ -12,7 +12,6 @@
  */
 import type { ApiKey, ListPetsQuery } from "@animal-store/core"
 import { Pet, PetInput, PetOperations } from "@animal-store/core"
-import * as Immediate from "./internal/immediate.js"
 import { Effect } from "effect"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as HttpExchange from "./HttpExchange.js"
@@ -125,8 +124,8 @@ export const make = (
     listPets: ({ request }) => {
       const listQuery = listQueryOf(request.url)
       return ErrorResponse.recover(
-        Immediate.map(
-          Immediate.flatMap(PetInput.decodeListPetsQuery(listQuery), operations.listPets),
+        Effect.map(
+          Effect.flatMap(PetInput.decodeListPetsQuery(listQuery), operations.listPets),
           (page) => pageResponse(page, listQuery, linkBase)
         )
       )
@@ -134,9 +133,9 @@ export const make = (
     createPet: ({ principal, request }) => {
       const idempotencyKey = HttpExchange.header(request, "idempotency-key")
       return ErrorResponse.recover(
-        Immediate.map(
-          Immediate.flatMap(RequestBody.json(request), (body) =>
-            Immediate.flatMap(PetInput.decodeNewPet(body), (pet) =>
+        Effect.map(
+          Effect.flatMap(RequestBody.json(request), (body) =>
+            Effect.flatMap(PetInput.decodeNewPet(body), (pet) =>
               operations.createPet(
                 pet,
                 idempotencyKey === undefined ? undefined : { idempotencyKey, idempotencyScope: principal.keyId, body }
@@ -147,8 +146,8 @@ export const make = (
     },
     getPet: ({ params }) =>
       ErrorResponse.recover(
-        Immediate.map(
-          Immediate.flatMap(PetInput.decodePetId(params["petId"]), operations.getPet),
+        Effect.map(
+          Effect.flatMap(PetInput.decodePetId(params["petId"]), operations.getPet),
           (pet) => HttpExchange.jsonText(Shortcuts.petJsonText(pet))
         )
       )

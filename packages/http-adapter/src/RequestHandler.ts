@@ -29,7 +29,6 @@
  */
 import type { ApiError, ApiKey, GuardedPetOperations as Guarded, PetOperations, StoreError } from "@animal-store/core"
 import { GuardedPetOperations, StoreReadiness } from "@animal-store/core"
-import * as Immediate from "./internal/immediate.js"
 import type { FiberId } from "effect"
 import { Cause, Clock, Context, Effect, Exit, FiberRef, LogLevel } from "effect"
 import * as AccessLog from "./AccessLog.js"
@@ -236,7 +235,7 @@ export const makeHandlers = (
       const response = params === undefined
         ? Effect.succeed(ErrorResponse.make(new MalformedPathParameter()))
         : handlers[matched.operation]({ request, params, principal })
-      return Immediate.map(Immediate.catchAllCause(response, defect), (response) => ({ response, keyId: principal.keyId }))
+      return Effect.map(Effect.catchAllCause(response, defect), (response) => ({ response, keyId: principal.keyId }))
     }
 
     /** What `finish` needs of the request beyond its response: known once it has been read. */
@@ -304,10 +303,7 @@ export const makeHandlers = (
       return Exit.succeed(stamped)
     }
 
-    /**
-     * Answers a request on the fiber `fiberId` that reads `clock`; every step
-     * whose result core knows at once is taken at once (`Immediate`).
-     */
+    /** Answers a request on the fiber `fiberId` that reads `clock`. */
     const serve = (
       request: HttpExchange.Request,
       requestId: string,
@@ -340,9 +336,9 @@ export const makeHandlers = (
           : Effect.flatMap(readyz, (response) => finish(served, response, uncounted, undefined))
       }
       const refused = ({ error, meta, principal }: Guarded.GuardedFailure) =>
-        Immediate.flatMap(ErrorResponse.respond(error), (response) => finish(served, response, meta, principal?.keyId, error))
+        Effect.flatMap(ErrorResponse.respond(error), (response) => finish(served, response, meta, principal?.keyId, error))
       if (matched._tag === "Operation") {
-        return Immediate.matchEffect(
+        return Effect.matchEffect(
           guarded.run(client, matched.operation, (principal) => operation(request, matched, principal)),
           {
             onFailure: refused,
@@ -350,11 +346,11 @@ export const makeHandlers = (
           }
         )
       }
-      return Immediate.matchEffect(guarded.admitKeyless(client), {
+      return Effect.matchEffect(guarded.admitKeyless(client), {
         onFailure: refused,
         onSuccess: (admission) =>
-          Immediate.flatMap(
-            Immediate.catchAllCause(keyless(request, matched, path), defect),
+          Effect.flatMap(
+            Effect.catchAllCause(keyless(request, matched, path), defect),
             (response) => finish(served, response, admission.meta, admission.principal?.keyId)
           )
       })

@@ -1,6 +1,6 @@
 /**
  * Speed shortcuts of the adapter, each measured by `pnpm bench --only http`
- * (per-request CPU in the README's "How it works"):
+ * (per-request CPU, `bench/README.md`):
  *
  * - `byInstance`: a response made once per error value, for the errors core
  *   makes once (the refusals of a key, one per reason): the 401 row;
@@ -64,12 +64,10 @@ export const petsJsonText = (pets: ReadonlyArray<Pet.Pet>): string => {
 const utf8 = new TextEncoder()
 
 /**
- * The UTF-8 bytes of `petsJsonText`. A response waits for its turn's commit
- * (group commit) before it is written, with every other response of the
- * turn: a listing held as text is a tree of some two hundred strings on V8's
- * young heap, copied by each collection of the young generation that the
- * turn lives through; its bytes are one buffer outside that heap. Writing
- * needs the bytes anyway.
+ * The UTF-8 bytes of `petsJsonText`: a listing held as text until it is
+ * written is a tree of some two hundred strings on V8's young heap, copied by
+ * each collection of the young generation it lives through; its bytes are one
+ * buffer outside that heap. Writing needs the bytes anyway.
  * @internal
  */
 export const petsJsonBytes = (pets: ReadonlyArray<Pet.Pet>): Uint8Array => utf8.encode(petsJsonText(pets))
