@@ -30,7 +30,7 @@
 import type { ApiError, ApiKey, GuardedPetOperations as Guarded, PetOperations, StoreError } from "@animal-store/core"
 import { GuardedPetOperations, StoreReadiness } from "@animal-store/core"
 import type { FiberId } from "effect"
-import { Cause, Clock, Context, Effect, Exit, FiberRef, LogLevel } from "effect"
+import { Cause, Clock, Context, Effect, FiberRef, LogLevel } from "effect"
 import * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Cors from "./Cors.js"
@@ -268,7 +268,7 @@ export const makeHandlers = (
       }
       const probe = matched !== undefined && matched._tag === "Probe"
       const logged = accessLog !== false && (!probe || probeLog)
-      if (!logged && observe === undefined) return Exit.succeed(stamped)
+      if (!logged && observe === undefined) return Effect.succeed(stamped)
       const entry: AccessLog.Entry = {
         method: request.method,
         path: served.path,
@@ -297,10 +297,10 @@ export const makeHandlers = (
           error
         })
       }
-      if (!logged) return Exit.succeed(stamped)
+      if (!logged) return Effect.succeed(stamped)
       if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
       accessLog(entry, served.fiberId, new Date(finished))
-      return Exit.succeed(stamped)
+      return Effect.succeed(stamped)
     }
 
     /** Answers a request on the fiber `fiberId` that reads `clock`. */
