@@ -19,13 +19,15 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Stream } from "effect"
-import { Cause, Effect, Equal, Exit, FiberId, FiberRef, FiberRefs, Layer, ManagedRuntime, Option, Runtime } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import * as Http from "node:http"
 import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
 import * as ClientAddress from "./ClientAddress.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import type * as HttpExchange from "./HttpExchange.js"
+import * as ChildRunCallback from "./internal/childRunCallback.js"
+import * as ResponseWrites from "./internal/responseWrites.js"
 import * as WireRules from "./internal/wireRules.js"
 import * as NodeServer from "./NodeServer.js"
 import type { InvalidHttpReason } from "./ProtocolError.js"
@@ -73,8 +75,8 @@ const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Respons
 
 /**
  * `writeNode`; a response Node refuses to write (a bug) loses its connection
- * instead of throwing into its caller, which writes the other responses of a
- * turn or ends a turn's commit.
+ * instead of throwing into its caller, which may be writing the other
+ * responses of a turn.
  */
 const writeOrDrop = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response, unknown>): void => {
   try {
@@ -83,76 +85,6 @@ const writeOrDrop = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Respo
     to.destroy()
   }
 }
-
-/**
- * The writes of one Node server's responses. For speed only: a response answered while its request's
- * listener runs is written when the turn of the event loop ends, with the others of the turn (the
- * memory store's 401: about a quarter less server CPU a request, measured interleaved).
- *
- * The turn reads every request, then writes every response, in fewer and
- * fuller turns. A body read ahead counts as part of its listener (it arrives
- * with the request, in the same turn). A response answered later (after the
- * store's I/O, a body read while the request runs) is written at once.
- */
-const makeResponseWrites = () => {
-  let inListener = false
-  let pending: Array<readonly [Http.ServerResponse, Exit.Exit<HttpExchange.Response, unknown>]> = []
-  const flush = () => {
-    const writes = pending
-    pending = []
-    for (const [to, exit] of writes) writeOrDrop(to, exit)
-  }
-  return {
-    /** Runs a listener: the responses it answers are written at the end of the turn. */
-    listen: (listener: () => void): void => {
-      const outer = inListener
-      inListener = true
-      try {
-        listener()
-      } finally {
-        inListener = outer
-      }
-    },
-    write: (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response, unknown>): void => {
-      if (!inListener) return writeOrDrop(to, exit)
-      if (pending.length === 0) setImmediate(flush)
-      pending.push([to, exit])
-    }
-  }
-}
-
-/** Whether forking `refs` once more changes no value: then every fiber forked from them may share one copy. */
-const forkKeeps = (refs: FiberRefs.FiberRefs): boolean => {
-  const forked = FiberRefs.forkAs(refs, FiberId.unsafeMake())
-  for (const fiberRef of FiberRefs.fiberRefs(refs)) {
-    if (!Equal.equals(FiberRefs.getOrDefault(refs, fiberRef), FiberRefs.getOrDefault(forked, fiberRef))) return false
-  }
-  return true
-}
-
-/**
- * `Runtime.runCallback` on the runtime of the calling fiber, as each fiber
- * started on it sees it: its references forked once here (a fork-scope
- * override, set while a layer is built, is not inherited). When forking them
- * again changes nothing (the usual case), every fiber starts on that one copy
- * instead of copying and forking each reference as it starts.
- */
-const childRunCallback = <R>(): Effect.Effect<
-  <A, E>(effect: Effect.Effect<A, E, R>, options?: Runtime.RunCallbackOptions<A, E>) => void,
-  never,
-  R
-> =>
-  Effect.map(Effect.runtime<R>(), (runtime) => {
-    const forkAs = FiberId.unsafeMake()
-    const refs = FiberRefs.forkAs(runtime.fiberRefs, forkAs)
-    const { context, runtimeFlags } = runtime
-    if (!forkKeeps(refs)) return Runtime.runCallback(Runtime.make({ context, runtimeFlags, fiberRefs: refs }))
-    const shared = FiberRefs.updateAs(refs, { fiberId: forkAs, fiberRef: FiberRef.currentContext, value: context })
-    const updateRefs = () => shared
-    // With no references of its own, the runtime forks none: `updateRefs` hands over the shared copy.
-    const run = Runtime.runCallback(Runtime.make({ context, runtimeFlags, fiberRefs: FiberRefs.empty() }))
-    return (effect, options) => run(effect, options === undefined ? { updateRefs } : { ...options, updateRefs })
-  })
 
 /** `http://host:port` of the local end of a connection. */
 const localOriginOf = (socket: { readonly localAddress?: string | undefined; readonly localPort?: number | undefined }) =>
@@ -245,8 +177,8 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
   Effect.gen(function*() {
     const { handle, reject } = yield* RequestHandler.makeHandlers(options)
     const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
-    const runCallback = yield* childRunCallback<Requirements>()
-    const writes = makeResponseWrites()
+    const runCallback = yield* ChildRunCallback.make<Requirements>()
+    const writes = ResponseWrites.make(writeOrDrop)
     /** Refuses a request Node parsed before it is handled; its connection is closed. */
     const refuse = (request: Http.IncomingMessage, response: Http.ServerResponse, reason: InvalidHttpReason) =>
       runCallback(reject({ remoteAddress: clientAddressOf(peerOf(request)), reason }), {
