@@ -14,12 +14,11 @@
  *
  * @since 1.0.0
  */
-import type { StoreError } from "@animal-store/core"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Stream } from "effect"
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+import { Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import * as Http from "node:http"
 import { Readable } from "node:stream"
 import type { Duplex } from "node:stream"
@@ -184,14 +183,9 @@ export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListener
       runCallback(reject({ remoteAddress: clientAddressOf(peerOf(request)), reason }), {
         onExit: (exit) => writes.write(response, exit)
       })
-    /** Writes the response; a 503 when the request failed with a `StoreError`. */
-    const answer = (to: Http.ServerResponse) => (exit: Exit.Exit<HttpExchange.Response, StoreError.StoreError>) => {
-      if (Exit.isSuccess(exit)) return writes.write(to, exit)
-      const failure = Cause.failureOption(exit.cause)
-      if (Option.isNone(failure)) return writes.write(to, exit)
-      runCallback(ErrorResponse.respond(failure.value), { onExit: (response) => writes.write(to, response) })
-    }
-    const run = (to: Http.ServerResponse, request: HttpExchange.Request) => runCallback(Effect.map(Effect.exit(handle(request)), answer(to)))
+    /** Handles a request and writes its response (the handler answers every failure itself; a defect is a 500). */
+    const run = (to: Http.ServerResponse, request: HttpExchange.Request) =>
+      runCallback(Effect.map(Effect.exit(handle(request)), (exit) => writes.write(to, exit)))
     const serve = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean) => {
       const refusal = WireRules.refusalOfNode(request)
       if (refusal !== undefined) return refuse(request, response, refusal)
