@@ -16,10 +16,8 @@ const forkKeeps = (refs: FiberRefs.FiberRefs): boolean => {
 }
 
 /**
- * `Runtime.runCallback` on the runtime of the calling fiber, as each fiber
- * started on it sees it: its references forked once here (a fork-scope
- * override, set while a layer is built, is not inherited). When forking them
- * again changes nothing (the usual case), every fiber starts on that one copy.
+ * `Runtime.runCallback` on the calling fiber's runtime, its references forked once here; when forking
+ * them again changes nothing (the usual case), every fiber starts on that one copy.
  *
  * @internal
  */

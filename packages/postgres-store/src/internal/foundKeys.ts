@@ -1,15 +1,9 @@
 /**
- * For speed only: every request looks its API key up; a kept key answers without a round trip.
- *
- * Keys found by digest, kept for at most `keyCacheTtl` after they were read.
- * A revocation through any store on the database notifies the others
- * (`NOTIFY`, delivered when it commits): they forget every kept key at once.
- * Without that notification (its connection lost, or a revocation by other
- * means) a revoked key is refused once its time is up: the delay is bounded.
+ * For speed only: a kept key answers without a round trip. Kept at most `keyCacheTtl`; a revocation
+ * through any store on the database `NOTIFY`s the others, which forget every kept key at once.
  *
  * @internal
- */
-import type { ApiKey } from "@animal-store/core"
+ */import type { ApiKey } from "@animal-store/core"
 import type { Clock } from "effect"
 import { Option } from "effect"
 

@@ -1,21 +1,13 @@
 /**
- * For speed only: the rate-limit step of every request was two round trips holding a row lock
- * between them; here the calls that wait together share one statement, and a known row saves its read.
+ * For speed only: the calls waiting together share one statement, and a known row saves its read
+ * (the rate-limit step was two round trips holding a row lock between them; record 0037).
  *
- * `modify` calls queue; one batch at a time runs, taking every call queued
- * so far. A subject's row is read once (then kept: the value this process
- * last read or wrote); each call's rule runs on the kept value in the order
- * the calls came, and one statement writes every subject's new value only
- * where the row still holds the kept value (a compare-and-set on the whole
- * row, or an insert of a new row). A subject another process changed in the
- * meantime is written nowhere: its kept value is dropped and its calls run
- * again in the next batch on the row as read then. The rule is pure and
- * depends on the value alone, so a call counts exactly once, in one order
- * every process agrees on.
+ * Each call's rule runs on the kept row in call order; one statement writes each subject's new row
+ * where the row still holds the kept one (compare-and-set, or an insert). A subject changed by
+ * another process is written nowhere: its calls run again next batch on the row as read then.
  *
  * @internal
- */
-import type { RateLimitStore, StoreError } from "@animal-store/core"
+ */import type { RateLimitStore, StoreError } from "@animal-store/core"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Runtime } from "effect"
 import { mapStoreError } from "./storeError.js"

@@ -1,34 +1,16 @@
 /**
- * The standalone server's log: Effect's JSON lines (`Logger.jsonLogger`, the
- * format unchanged), gathered over a turn of the event loop and written to
- * stdout in as few calls as hold at most `maxWrite` bytes of whole lines
- * each, instead of one `console.log` per line. With the access
- * log on (the default) every request logs a line; `pnpm bench` measures the
- * server as shipped, access log on.
- *
- * Lines still pending when the process exits are written then.
+ * For speed only: the log's JSON lines (`Logger.jsonLogger`'s format) written once a turn, in writes
+ * of at most `maxWrite` bytes, not a `console.log` each; the access line written as text.
  *
  * @internal
- */
-import { AccessLog, HttpExchange } from "@animal-store/http-adapter"
+ */import { AccessLog, HttpExchange } from "@animal-store/http-adapter"
 import type { FiberId } from "effect"
 import { Effect, Layer, Logger } from "effect"
 
-/**
- * The most bytes in one write: POSIX's `PIPE_BUF` on Linux. The workers of
- * `serve --workers N` share one stdout; into a pipe, a write of at most this
- * many bytes is never interleaved with another process's (Node writes to a
- * pipe or a file on stdout synchronously, one write(2) per call).
- *
- * @internal
- */
+/** The most bytes in one write: `PIPE_BUF`, so the workers' writes to one stdout pipe never interleave. @internal */
 export const maxWrite = 4096
 
-/**
- * Lines gathered over a turn of the event loop and written to `stream` in
- * as few calls as can each hold at most `limit` bytes of whole lines (a
- * longer line is written alone).
- */
+/** Lines gathered over a turn, written to `stream` in writes of at most `limit` bytes of whole lines. */
 const makeBatch = (stream: NodeJS.WritableStream, limit: number) => {
   const full: Array<string> = []
   let pending = ""
@@ -93,13 +75,8 @@ const head = `{"message":${quote(AccessLog.message)},"logLevel":"INFO","timestam
 const probeHead = `{"message":${quote(AccessLog.message)},"logLevel":"DEBUG","timestamp":"`
 
 /**
- * The access-log line of a request, as `Logger.jsonLogger` writes an
- * `Effect.logInfo(AccessLog.message)` (a probe's: `Effect.logDebug`) with the
- * entry as annotations (the same fields in the same order), without going
- * through the logger: written as
- * text, which costs about a third of `JSON.stringify` of the same object.
- *
- * @internal
+ * The access line as `Logger.jsonLogger` writes `Effect.logInfo(AccessLog.message)` (a probe's:
+ * `logDebug`) annotated with the entry, as text: a third of `JSON.stringify`'s cost. @internal
  */
 export const accessLine = (entry: AccessLog.Entry, fiberId: FiberId.Runtime, date: Date): string =>
   `${entry.probe === true ? probeHead : head}${timestampOf(date)}","annotations":{"method":${
@@ -110,21 +87,13 @@ export const accessLine = (entry: AccessLog.Entry, fiberId: FiberId.Runtime, dat
     entry.requestId === undefined ? "" : `,"requestId":${quote(entry.requestId)}`
   }},"spans":{},"fiberId":"#${fiberId.id}"}`
 
-/**
- * The standalone server's access log: `accessLine`s in the batches of stdout.
- *
- * @internal
- */
+/** The standalone server's access log: `accessLine`s in the batches of stdout. @internal */
 export const accessLog = (stream: NodeJS.WritableStream = process.stdout, limit = maxWrite): AccessLog.Writer => {
   const append = stream === process.stdout ? stdout : makeBatch(stream, limit)
   return (entry, fiberId, date) => append(accessLine(entry, fiberId, date))
 }
 
-/**
- * `make()` in place of the default logger.
- *
- * @internal
- */
+/** `make()` in place of the default logger. @internal */
 export const layer: Layer.Layer<never> = Layer.unwrapEffect(
   Effect.sync(() => Logger.replace(Logger.defaultLogger, make()))
 )

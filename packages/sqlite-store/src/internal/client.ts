@@ -117,7 +117,7 @@ export const open = (options: Options): Effect.Effect<SqliteClient.SqliteClient,
     if (isFile(filename)) {
       yield* Effect.acquireRelease(
         Effect.sync(() => WalCheckpointer.start(Path.resolve(filename), synchronous)),
-        (checkpointer) => Effect.promise(checkpointer.stop)
+        (stop) => Effect.promise(stop)
       )
       FileGuard.register(client, yield* FileGuard.make(Path.resolve(filename)))
     }

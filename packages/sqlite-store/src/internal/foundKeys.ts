@@ -1,16 +1,10 @@
 /**
- * For speed only: every request looks its API key up, and a kept key answers without a statement
- * (findByDigest 9 µs -> 1 µs of CPU here; `bench/ports.ts`).
- *
- * Keys found by digest, kept while no other connection to the file (another
- * process, or another store in this one) has committed anything: SQLite's
- * `PRAGMA data_version`, read at most once a turn of the event loop, tells.
- * A key revoked elsewhere is refused from the first turn that starts after
- * the revocation committed; one revoked through this store at once.
+ * For speed only: a kept key answers without a statement (findByDigest 9 µs -> 1 µs; `bench/ports.ts`).
+ * Kept while SQLite's `PRAGMA data_version`, read at most once a turn, says no other connection has
+ * committed: a key revoked elsewhere is refused from the next turn, one revoked here at once.
  *
  * @internal
- */
-import type { ApiKey } from "@animal-store/core"
+ */import type { ApiKey } from "@animal-store/core"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
 import type { Connection } from "./groupCommit.js"

@@ -4,11 +4,10 @@
  * write lock is held from the read on, so processes sharing the file count
  * every request exactly once, and two calls of one transaction count in the
  * order they came. The calls of one turn are counted together, in one read
- * of the rows not known and one write (`countingBatch.ts`); the states this
- * connection wrote are kept (`knownStates.ts`), so a row is read only when
- * another connection may have changed it. While writes fail with a fault of the files (`fileGuard.ts`),
- * requests are counted in memory from the stored state, so reads keep
- * working; those counts are dropped once a write works again.
+ * of their rows and one write (`countingBatch.ts`). While writes fail with
+ * a fault of the files (`fileGuard.ts`), requests are counted in memory from
+ * the stored state, so reads keep working; those counts are dropped once a
+ * write works again.
  * `get` reads the row, outside any transaction.
  *
  * @internal
@@ -19,7 +18,6 @@ import type { Connection } from "./groupCommit.js"
 import { GroupCommit, run, values } from "./groupCommit.js"
 import * as FileGuard from "./fileGuard.js"
 import * as CountingBatch from "./countingBatch.js"
-import * as KnownStates from "./knownStates.js"
 
 type StateRow = readonly [
   minuteStart: number,
@@ -62,7 +60,6 @@ const upsertSql = `INSERT INTO rate_limits
 export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, GroupCommit> = Effect.map(
   Effect.zip(GroupCommit, Effect.runtime<never>()),
   ([database, runtime]) => {
-    const known = KnownStates.make()
     const write = (connection: Connection, subject: string, next: RateLimitStore.RateLimitState) =>
       run(
         connection,
@@ -75,7 +72,6 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
         next.refusedCount,
         next.bannedUntil
       )
-    const onEnd = { onEnd: known.end }
     const unwritten = new Map<string, RateLimitStore.RateLimitState>()
     const countUnwritten = <A>(
       subject: string,
@@ -93,7 +89,7 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
           return result
         }
       )
-    const counting = CountingBatch.make(database, known, {
+    const counting = CountingBatch.make(database, {
       read: (connection, subjects) =>
         Effect.map(
           values<readonly [string, ...StateRow]>(connection, selectManySql, JSON.stringify(subjects)),
@@ -117,12 +113,11 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
       ) =>
         Effect.flatMap(database.inTransaction, (inTransaction) =>
           inTransaction
-            // Inside a caller's transaction the row is read: its `data_version` is that of its start.
             ? database.write("Counting a request", (connection) =>
               Effect.flatMap(values<StateRow>(connection, selectSql, subject), (rows) => {
                 const [result, next] = f(toState(rows[0]))
                 return Effect.as(write(connection, subject, next), result)
-              }), onEnd)
+              }))
             : counting.modify(subject, f).pipe(
               Effect.tap(() => {
                 if (unwritten.size > 0) unwritten.clear()
