@@ -13,6 +13,8 @@
 import { RateLimitStore } from "@animal-store/core"
 import { Effect, Layer } from "effect"
 import * as RateLimitBatch from "./internal/rateLimitBatch.js"
+import * as RateLimitRows from "./internal/rateLimitRows.js"
+import { mapStoreError } from "./internal/storeError.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
 
 /**
@@ -20,7 +22,15 @@ import * as PostgresDatabase from "./PostgresDatabase.js"
  * @category constructors
  */
 export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, PostgresDatabase.PostgresDatabase> =
-  Effect.flatMap(PostgresDatabase.PostgresDatabase, RateLimitBatch.make)
+  Effect.flatMap(PostgresDatabase.PostgresDatabase, (db) =>
+    Effect.map(RateLimitBatch.make(db), ({ modify }) => ({
+      modify,
+      get: (subject) =>
+        RateLimitRows.read(db, [subject]).pipe(
+          Effect.map((rows) => rows[0] === undefined ? undefined : RateLimitRows.stateOf(rows[0])),
+          mapStoreError("Reading a rate-limit state")
+        )
+    })))
 
 /**
  * @since 1.0.0

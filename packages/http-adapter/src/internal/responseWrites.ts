@@ -3,7 +3,8 @@
  * turn, with the others of the turn (the memory store's 401: about 30% less server CPU).
  *
  * @internal
- */import type * as Http from "node:http"
+ */
+import type * as Http from "node:http"
 import type { Exit } from "effect"
 import type * as HttpExchange from "../HttpExchange.js"
 

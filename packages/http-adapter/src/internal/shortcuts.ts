@@ -3,7 +3,8 @@
  * (the 401), and pets written as JSON text without their schema (the listing and getPet rows).
  *
  * @internal
- */import type { Pet } from "@animal-store/core"
+ */
+import type { Pet } from "@animal-store/core"
 import { jsonString } from "../HttpExchange.js"
 
 /** `make`, memoized weakly per argument object, for arguments never changed. @internal */

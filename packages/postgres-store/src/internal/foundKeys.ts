@@ -3,7 +3,8 @@
  * through any store on the database `NOTIFY`s the others, which forget every kept key at once.
  *
  * @internal
- */import type { ApiKey } from "@animal-store/core"
+ */
+import type { ApiKey } from "@animal-store/core"
 import type { Clock } from "effect"
 import { Option } from "effect"
 

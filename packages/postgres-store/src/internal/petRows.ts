@@ -2,7 +2,8 @@
  * For speed only: a `Pet` built on its prototype without validation (0.15 against 0.8 µs a pet).
  *
  * @internal
- */import { Pet } from "@animal-store/core"
+ */
+import { Pet } from "@animal-store/core"
 
 /** A row of the pets table, as `pg` gives it (`bigint` columns as strings). @internal */
 export type PetRow = readonly [id: string, name: string, categoryId: string, status: Pet.PetStatus, nameUtf8: Uint8Array | null]

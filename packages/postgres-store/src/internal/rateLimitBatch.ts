@@ -7,10 +7,12 @@
  * another process is written nowhere: its calls run again next batch on the row as read then.
  *
  * @internal
- */import type { RateLimitStore, StoreError } from "@animal-store/core"
+ */
+import type { RateLimitStore, StoreError } from "@animal-store/core"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Runtime } from "effect"
 import { mapStoreError } from "./storeError.js"
+import { names, read as readRows, stateOf, valuesOf } from "./rateLimitRows.js"
 import type * as PostgresDatabase from "../PostgresDatabase.js"
 
 type State = RateLimitStore.RateLimitState
@@ -27,37 +29,6 @@ interface Call {
 /** The most rows kept at once; going over forgets them all. */
 const maxKept = 100_000
 
-type Row = readonly [subject: string, ...counters: ReadonlyArray<string | null>]
-
-const counters = "minute_start, minute_count, day_start, day_count, refused_count, banned_until"
-const names = ["minute_start", "minute_count", "day_start", "day_count", "refused_count", "banned_until"] as const
-
-const stateOf = (row: Row): State | undefined =>
-  row[1] === null ? undefined : {
-    minuteStart: Number(row[1]),
-    minuteCount: Number(row[2]),
-    dayStart: Number(row[3]),
-    dayCount: Number(row[4]),
-    refusedCount: Number(row[5]),
-    bannedUntil: Number(row[6])
-  }
-
-const valuesOf = (state: State | undefined): ReadonlyArray<number | null> => {
-  if (state === undefined) return [null, null, null, null, null, null]
-  const values = [
-    state.minuteStart,
-    state.minuteCount,
-    state.dayStart,
-    state.dayCount,
-    state.refusedCount,
-    state.bannedUntil
-  ]
-  for (const value of values) {
-    if (!Number.isSafeInteger(value)) throw new Error(`A rate-limit counter must be a safe integer, got ${value}`)
-  }
-  return values
-}
-
 /** Errors after which the statement surely changed nothing: its calls run again. */
 const isRetryable = (error: SqlError): boolean => {
   const code = (error.cause as { readonly code?: unknown } | undefined)?.code
@@ -67,10 +38,9 @@ const isRetryable = (error: SqlError): boolean => {
 /** @internal */
 export const make = (
   db: PostgresDatabase.PostgresDatabase
-): Effect.Effect<RateLimitStore.RateLimitStoreService> =>
+): Effect.Effect<Pick<RateLimitStore.RateLimitStoreService, "modify">> =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
     const limits = db.table("rate_limits")
-    const readSql = `SELECT subject, ${counters} FROM ${limits} WHERE subject = ANY($1::text[])`
     // $1 subjects, $2 whether each row exists, $3..$8 the kept counters, $9..$14 the new ones.
     const input = names.map((_, i) => `$${i + 3}::bigint[]`).concat(names.map((_, i) => `$${i + 9}::bigint[]`))
     const writeSql = `WITH i AS (
@@ -82,7 +52,7 @@ export const make = (
           AND ${names.map((n) => `r.${n} IS NOT DISTINCT FROM i.k_${n}`).join(" AND ")}
         RETURNING r.subject
       ), inserted AS (
-        INSERT INTO ${limits} (subject, ${counters})
+        INSERT INTO ${limits} (subject, ${names.join(", ")})
         SELECT subject, ${names.join(", ")} FROM i WHERE NOT i.existed
         ON CONFLICT (subject) DO NOTHING RETURNING subject
       )
@@ -93,14 +63,11 @@ export const make = (
     let running = false
 
     const read = (subjects: ReadonlyArray<string>): Effect.Effect<void, SqlError> =>
-      subjects.length === 0 ? Effect.void : Effect.map(
-        db.sql.unsafe(readSql, [subjects]).values as unknown as Effect.Effect<ReadonlyArray<Row>, SqlError>,
-        (rows) => {
-          if (kept.size + subjects.length > maxKept) kept.clear()
-          for (const subject of subjects) kept.set(subject, { _tag: "Absent" })
-          for (const row of rows) kept.set(row[0], { _tag: "Row", state: stateOf(row) })
-        }
-      )
+      subjects.length === 0 ? Effect.void : Effect.map(readRows(db, subjects), (rows) => {
+        if (kept.size + subjects.length > maxKept) kept.clear()
+        for (const subject of subjects) kept.set(subject, { _tag: "Absent" })
+        for (const row of rows) kept.set(row[0], { _tag: "Row", state: stateOf(row) })
+      })
 
     const runBatch = (batch: ReadonlyArray<Call>): Effect.Effect<void> => {
       const bySubject = new Map<string, Array<Call>>()
@@ -189,11 +156,6 @@ export const make = (
             running = true
             Runtime.runFork(runtime)(drain)
           }
-        }),
-      get: (subject) =>
-        (db.sql.unsafe(readSql, [[subject]]).values as unknown as Effect.Effect<ReadonlyArray<Row>, SqlError>).pipe(
-          Effect.map((rows) => rows[0] === undefined ? undefined : stateOf(rows[0])),
-          mapStoreError("Reading a rate-limit state")
-        )
+        })
     }
   })

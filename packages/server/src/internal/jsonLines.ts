@@ -3,7 +3,8 @@
  * of at most `maxWrite` bytes, not a `console.log` each; the access line written as text.
  *
  * @internal
- */import { AccessLog, HttpExchange } from "@animal-store/http-adapter"
+ */
+import { AccessLog, HttpExchange } from "@animal-store/http-adapter"
 import type { FiberId } from "effect"
 import { Effect, Layer, Logger } from "effect"
 
@@ -12,35 +13,21 @@ export const maxWrite = 4096
 
 /** Lines gathered over a turn, written to `stream` in writes of at most `limit` bytes of whole lines. */
 const makeBatch = (stream: NodeJS.WritableStream, limit: number) => {
-  const full: Array<string> = []
   let pending = ""
   let bytes = 0
-  let scheduled = false
   const flush = () => {
-    scheduled = false
-    if (pending !== "") {
-      full.push(pending)
-      pending = ""
-      bytes = 0
-    }
-    for (let i = 0; i < full.length; i++) stream.write(full[i]!)
-    full.length = 0
+    if (pending !== "") stream.write(pending)
+    pending = ""
+    bytes = 0
   }
   process.once("exit", flush)
   return (line: string): void => {
     const text = line + "\n"
     const size = Buffer.byteLength(text)
-    if (pending !== "" && bytes + size > limit) {
-      full.push(pending)
-      pending = ""
-      bytes = 0
-    }
+    if (pending === "") setImmediate(flush)
+    else if (bytes + size > limit) flush()
     pending += text
     bytes += size
-    if (!scheduled) {
-      scheduled = true
-      setImmediate(flush)
-    }
   }
 }
 
@@ -53,21 +40,6 @@ export const make = (stream: NodeJS.WritableStream = process.stdout, limit = max
   return Logger.make((options) => append(Logger.jsonLogger.log(options)))
 }
 
-/** `Date#toISOString` of the last time asked, as requests answered in one millisecond share it. */
-const makeTimestamps = () => {
-  let at = Number.NaN
-  let text = ""
-  return (date: Date): string => {
-    const time = date.getTime()
-    if (time !== at) {
-      at = time
-      text = date.toISOString()
-    }
-    return text
-  }
-}
-
-const timestampOf = makeTimestamps()
 const quote = HttpExchange.jsonString
 /** A number as JSON writes it (`null` when not finite). */
 const jsonNumber = (n: number): string => Number.isFinite(n) ? String(n) : "null"
@@ -79,7 +51,7 @@ const probeHead = `{"message":${quote(AccessLog.message)},"logLevel":"DEBUG","ti
  * `logDebug`) annotated with the entry, as text: a third of `JSON.stringify`'s cost. @internal
  */
 export const accessLine = (entry: AccessLog.Entry, fiberId: FiberId.Runtime, date: Date): string =>
-  `${entry.probe === true ? probeHead : head}${timestampOf(date)}","annotations":{"method":${
+  `${entry.probe === true ? probeHead : head}${date.toISOString()}","annotations":{"method":${
     quote(entry.method)
   },"path":${quote(entry.path)},"status":${jsonNumber(entry.status)},"durationMs":${
     jsonNumber(entry.durationMs)

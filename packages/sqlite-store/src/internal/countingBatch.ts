@@ -3,7 +3,8 @@
  * of their rows, the rule in call order, one upsert) instead of a write each (`bench/ports.ts`).
  *
  * @internal
- */import type { RateLimitStore, StoreError } from "@animal-store/core"
+ */
+import type { RateLimitStore, StoreError } from "@animal-store/core"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Exit, Runtime } from "effect"
 import type { Connection, GroupCommit } from "./groupCommit.js"

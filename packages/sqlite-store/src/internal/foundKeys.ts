@@ -4,7 +4,8 @@
  * committed: a key revoked elsewhere is refused from the next turn, one revoked here at once.
  *
  * @internal
- */import type { ApiKey } from "@animal-store/core"
+ */
+import type { ApiKey } from "@animal-store/core"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
 import type { Connection } from "./groupCommit.js"

@@ -44,9 +44,10 @@ export const make = (hashOf: Hash = seededHash()): KeyIndex => {
   let ids = new Float64Array(minCapacity)
   let live = 0
   let used = 0
-  // `[hash, id, expiresAt]` of each entry in the order added, from `head` (doubles: no object each).
-  let queue: Array<number> = []
+  // `[hash, id, expiresAt]` of each entry in the order added, from `head` to `tail`.
+  let queue = new Float64Array(3 * minCapacity)
   let head = 0
+  let tail = 0
 
   const place = (hash: number, id: number): void => {
     const mask = ids.length - 1
@@ -69,6 +70,19 @@ export const make = (hashOf: Hash = seededHash()): KeyIndex => {
     used = live
   }
 
+  const enqueue = (hash: number, id: number, expiresAt: number): void => {
+    if (tail === queue.length) {
+      const next = (tail - head) * 2 > queue.length ? new Float64Array(queue.length * 2) : queue
+      next.set(queue.subarray(head, tail))
+      queue = next
+      tail -= head
+      head = 0
+    }
+    queue[tail++] = hash
+    queue[tail++] = id
+    queue[tail++] = expiresAt
+  }
+
   /** The slots holding an entry of `hash`, until `visit` answers. */
   const probe = <A>(hash: number, visit: (slot: number) => A | undefined): A | undefined => {
     const mask = ids.length - 1
@@ -88,12 +102,12 @@ export const make = (hashOf: Hash = seededHash()): KeyIndex => {
       place(hash, petId)
       live++
       used++
-      queue.push(hash, petId, expiresAt)
+      enqueue(hash, petId, expiresAt)
     },
     find: (scope, key, read) => probe(hashOf(scope, key) >>> 0, (slot) => read(ids[slot]!)),
     forgetExpired: (now, limit) => {
       let forgotten = 0
-      for (; forgotten < limit && head < queue.length && queue[head + 2]! <= now; forgotten++, head += 3) {
+      for (; forgotten < limit && head < tail && queue[head + 2]! <= now; forgotten++, head += 3) {
         const id = queue[head + 1]!
         probe(queue[head]!, (slot) => {
           if (ids[slot] !== id) return undefined
@@ -102,10 +116,6 @@ export const make = (hashOf: Hash = seededHash()): KeyIndex => {
         })
       }
       live -= forgotten
-      if (head > 3 * minCapacity && head * 2 > queue.length) {
-        queue = queue.slice(head)
-        head = 0
-      }
       return forgotten
     },
     size: () => live
