@@ -14,7 +14,6 @@ import { RateLimitStore } from "@animal-store/core"
 import { Effect, Layer } from "effect"
 import * as RateLimitBatch from "./internal/rateLimitBatch.js"
 import * as RateLimitRows from "./internal/rateLimitRows.js"
-import { mapStoreError } from "./internal/storeError.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
 
 /**
@@ -22,15 +21,10 @@ import * as PostgresDatabase from "./PostgresDatabase.js"
  * @category constructors
  */
 export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, PostgresDatabase.PostgresDatabase> =
-  Effect.flatMap(PostgresDatabase.PostgresDatabase, (db) =>
-    Effect.map(RateLimitBatch.make(db), ({ modify }) => ({
-      modify,
-      get: (subject) =>
-        RateLimitRows.read(db, [subject]).pipe(
-          Effect.map((rows) => rows[0] === undefined ? undefined : RateLimitRows.stateOf(rows[0])),
-          mapStoreError("Reading a rate-limit state")
-        )
-    })))
+  Effect.flatMap(PostgresDatabase.PostgresDatabase, (db) => {
+    const rows = RateLimitRows.make(db)
+    return Effect.map(RateLimitBatch.make(db, rows), (modify) => ({ modify, get: rows.get }))
+  })
 
 /**
  * @since 1.0.0

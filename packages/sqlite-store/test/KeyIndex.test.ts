@@ -102,6 +102,24 @@ describe("the in-memory index of idempotency keys", () => {
     expect(index.size()).toBe(0)
   })
 
+  it("reuses its queue once most of it is forgotten, keeping the order entries expire in", () => {
+    const index = KeyIndex.make()
+    // Fill the first queue (1,024 entries), forget all but the last 100, then add past its end.
+    for (let i = 1; i <= 1024; i++) index.add("scope", `key-${i}`, i, i)
+    expect(index.forgetExpired(924, Infinity)).toBe(924)
+    for (let i = 1025; i <= 1500; i++) index.add("scope", `key-${i}`, i, i)
+    expect(index.size()).toBe(576)
+    for (const i of [925, 1024, 1025, 1500]) {
+      expect(index.find("scope", `key-${i}`, (petId) => petId === i ? petId : undefined)).toBe(i)
+    }
+    expect(index.find("scope", "key-924", (petId) => petId)).toBeUndefined()
+    expect(index.forgetExpired(1024, Infinity)).toBe(100)
+    expect(index.find("scope", "key-1024", (petId) => petId)).toBeUndefined()
+    expect(index.find("scope", "key-1025", (petId) => petId)).toBe(1025)
+    expect(index.forgetExpired(Infinity, Infinity)).toBe(476)
+    expect(index.size()).toBe(0)
+  })
+
   it("tells the same key of two scopes apart, and a scope and key that join into the same text", () => {
     const index = KeyIndex.make()
     index.add("ab", "c", 1, 10)

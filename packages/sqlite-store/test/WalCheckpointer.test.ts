@@ -26,23 +26,30 @@ const started = (filename: string, intervalMillis: number) =>
     (stop) => Effect.promise(stop)
   )
 
-/** Waits until the file `filename` has grown past `size` bytes, for at most 10 s. */
-const grownPast = (filename: string, size: number) =>
+/** Waits, for at most 10 s, until the file `filename` is `size` bytes long; its size then. */
+const sizeReaches = (filename: string, size: number) =>
   Effect.gen(function*() {
     const deadline = Date.now() + 10_000
-    while (Fs.statSync(filename).size <= size && Date.now() < deadline) {
+    while (Fs.statSync(filename).size !== size && Date.now() < deadline) {
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
     }
     return Fs.statSync(filename).size
   })
 
+/** The size of the database file once every page of the WAL is copied into it. */
+const checkpointedSize = (db: ReturnType<typeof open>) =>
+  (db.prepare("SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()").get() as {
+    readonly size: number
+  }).size
+
 describe("the WAL checkpointer", () => {
   it.scoped("copies the whole WAL into the database file within its interval, on a connection of its own", () =>
     Effect.gen(function*() {
-      const { filename } = yield* databaseWith(2_000)
-      const before = Fs.statSync(filename).size
+      const { db, filename } = yield* databaseWith(2_000)
+      const whole = checkpointedSize(db)
+      expect(Fs.statSync(filename).size).toBeLessThan(whole - 100 * 4096)
       yield* started(filename, 20)
-      expect(yield* grownPast(filename, before + 100 * 4096)).toBeGreaterThan(before + 100 * 4096)
+      expect(yield* sizeReaches(filename, whole)).toBe(whole)
     }))
 
   it.scoped("does not checkpoint before its interval", () =>
@@ -56,8 +63,10 @@ describe("the WAL checkpointer", () => {
 
   it.scoped("stopped, it closes its connection: the store's, closing last, removes the WAL", () =>
     Effect.gen(function*() {
-      const { db, filename } = yield* databaseWith(10)
-      const stop = WalCheckpointer.start(filename, "NORMAL", 3_600_000)
+      const { db, filename } = yield* databaseWith(2_000)
+      const stop = WalCheckpointer.start(filename, "NORMAL", 20)
+      // Its connection is open once it has checkpointed.
+      expect(yield* sizeReaches(filename, checkpointedSize(db))).toBe(checkpointedSize(db))
       yield* Effect.promise(stop)
       yield* Effect.promise(stop)
       db.close()

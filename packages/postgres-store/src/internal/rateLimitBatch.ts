@@ -12,7 +12,8 @@ import type { RateLimitStore, StoreError } from "@animal-store/core"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Runtime } from "effect"
 import { mapStoreError } from "./storeError.js"
-import { names, read as readRows, stateOf, valuesOf } from "./rateLimitRows.js"
+import type { RateLimitRows } from "./rateLimitRows.js"
+import { names, stateOf, valuesOf } from "./rateLimitRows.js"
 import type * as PostgresDatabase from "../PostgresDatabase.js"
 
 type State = RateLimitStore.RateLimitState
@@ -37,8 +38,9 @@ const isRetryable = (error: SqlError): boolean => {
 
 /** @internal */
 export const make = (
-  db: PostgresDatabase.PostgresDatabase
-): Effect.Effect<Pick<RateLimitStore.RateLimitStoreService, "modify">> =>
+  db: PostgresDatabase.PostgresDatabase,
+  rows: RateLimitRows
+): Effect.Effect<RateLimitStore.RateLimitStoreService["modify"]> =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
     const limits = db.table("rate_limits")
     // $1 subjects, $2 whether each row exists, $3..$8 the kept counters, $9..$14 the new ones.
@@ -63,10 +65,10 @@ export const make = (
     let running = false
 
     const read = (subjects: ReadonlyArray<string>): Effect.Effect<void, SqlError> =>
-      subjects.length === 0 ? Effect.void : Effect.map(readRows(db, subjects), (rows) => {
+      subjects.length === 0 ? Effect.void : Effect.map(rows.read(subjects), (found) => {
         if (kept.size + subjects.length > maxKept) kept.clear()
         for (const subject of subjects) kept.set(subject, { _tag: "Absent" })
-        for (const row of rows) kept.set(row[0], { _tag: "Row", state: stateOf(row) })
+        for (const row of found) kept.set(row[0], { _tag: "Row", state: stateOf(row) })
       })
 
     const runBatch = (batch: ReadonlyArray<Call>): Effect.Effect<void> => {
@@ -102,8 +104,8 @@ export const make = (
           }
           return Effect.map(
             db.sql.unsafe(writeSql, columns).values as unknown as Effect.Effect<ReadonlyArray<readonly [string]>, SqlError>,
-            (rows) => {
-              const written = new Set(rows.map((row) => row[0]))
+            (returned) => {
+              const written = new Set(returned.map((row) => row[0]))
               const again: Array<Call> = []
               for (const subject of subjects) {
                 if (written.has(subject)) {
@@ -148,14 +150,12 @@ export const make = (
       return Effect.zipRight(runBatch(batch), drain)
     })
 
-    return {
-      modify: <A>(subject: string, f: (state: State | undefined) => readonly [A, State]) =>
-        Effect.async<A, StoreError.StoreError>((resume) => {
-          queue.push({ subject, f, resume: resume as Call["resume"] })
-          if (!running) {
-            running = true
-            Runtime.runFork(runtime)(drain)
-          }
-        })
-    }
+    return <A>(subject: string, f: (state: State | undefined) => readonly [A, State]) =>
+      Effect.async<A, StoreError.StoreError>((resume) => {
+        queue.push({ subject, f, resume: resume as Call["resume"] })
+        if (!running) {
+          running = true
+          Runtime.runFork(runtime)(drain)
+        }
+      })
   })

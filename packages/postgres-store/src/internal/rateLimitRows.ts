@@ -6,8 +6,9 @@
  */
 import type { RateLimitStore } from "@animal-store/core"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Effect } from "effect"
+import { Effect } from "effect"
 import type * as PostgresDatabase from "../PostgresDatabase.js"
+import { mapStoreError } from "./storeError.js"
 
 type State = RateLimitStore.RateLimitState
 
@@ -45,11 +46,25 @@ export const valuesOf = (state: State | undefined): ReadonlyArray<number | null>
   return values
 }
 
-/** The rows of `subjects` (those that exist). */
-export const read = (
-  db: PostgresDatabase.PostgresDatabase,
-  subjects: ReadonlyArray<string>
-): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
-  db.sql.unsafe(`SELECT subject, ${names.join(", ")} FROM ${db.table("rate_limits")} WHERE subject = ANY($1::text[])`, [
-    subjects
-  ]).values as unknown as Effect.Effect<ReadonlyArray<Row>, SqlError>
+/** The rows of one database's `rate_limits` table. */
+export interface RateLimitRows {
+  /** The rows of `subjects` (those that exist). */
+  readonly read: (subjects: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Row>, SqlError>
+  /** `RateLimitStore.get`: the state of `subject`'s row, read without locking it. */
+  readonly get: RateLimitStore.RateLimitStoreService["get"]
+}
+
+/** @internal */
+export const make = (db: PostgresDatabase.PostgresDatabase): RateLimitRows => {
+  const readSql = `SELECT subject, ${names.join(", ")} FROM ${db.table("rate_limits")} WHERE subject = ANY($1::text[])`
+  const read = (subjects: ReadonlyArray<string>) =>
+    db.sql.unsafe(readSql, [subjects]).values as unknown as Effect.Effect<ReadonlyArray<Row>, SqlError>
+  return {
+    read,
+    get: (subject) =>
+      read([subject]).pipe(
+        Effect.map((rows) => rows[0] === undefined ? undefined : stateOf(rows[0])),
+        mapStoreError("Reading a rate-limit state")
+      )
+  }
+}
