@@ -26,15 +26,6 @@ interface Call {
   readonly resume: (effect: Effect.Effect<unknown, StoreError.StoreError>) => void
 }
 
-/** @internal */
-export interface CountingBatch {
-  /** `RateLimitStore.modify`, outside any caller's transaction. */
-  readonly modify: <A>(
-    subject: string,
-    f: (state: State | undefined) => readonly [A, State]
-  ) => Effect.Effect<A, StoreError.StoreError>
-}
-
 /** Runs `calls` on `connection`: their results, in order. */
 const count = (connection: Connection, calls: ReadonlyArray<Call>, rows: Rows) => {
   const states = new Map<string, State | undefined>()
@@ -61,7 +52,7 @@ export const make = (
   database: GroupCommit,
   rows: Rows,
   runtime: Runtime.Runtime<never>
-): CountingBatch => {
+): RateLimitStore.RateLimitStoreService["modify"] => {
   let pending: Array<Call> = []
   const runFork = Runtime.runFork(runtime)
   /** Sends the pending calls' write; it takes the calls pending when it runs. */
@@ -81,11 +72,9 @@ export const make = (
         }))
     )
   }
-  return {
-    modify: <A>(subject: string, f: (state: State | undefined) => readonly [A, State]) =>
-      Effect.async<A, StoreError.StoreError>((resume) => {
-        pending.push({ subject, f, resume: resume as Call["resume"] })
-        if (pending.length === 1) submit()
-      })
-  }
+  return <A>(subject: string, f: (state: State | undefined) => readonly [A, State]) =>
+    Effect.async<A, StoreError.StoreError>((resume) => {
+      pending.push({ subject, f, resume: resume as Call["resume"] })
+      if (pending.length === 1) submit()
+    })
 }

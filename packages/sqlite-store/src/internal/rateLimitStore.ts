@@ -19,7 +19,9 @@ import { GroupCommit, run, values } from "./groupCommit.js"
 import * as FileGuard from "./fileGuard.js"
 import * as CountingBatch from "./countingBatch.js"
 
-type StateRow = readonly [
+/** A row of `rate_limits`: its subject, then its state. */
+type Row = readonly [
+  subject: string,
   minuteStart: number,
   minuteCount: number,
   dayStart: number,
@@ -28,30 +30,23 @@ type StateRow = readonly [
   bannedUntil: number
 ]
 
-const toState = (row: StateRow | undefined): RateLimitStore.RateLimitState | undefined =>
-  row === undefined ? undefined : {
-    minuteStart: row[0],
-    minuteCount: row[1],
-    dayStart: row[2],
-    dayCount: row[3],
-    refusedCount: row[4],
-    bannedUntil: row[5]
-  }
+const toEntry = (row: Row): readonly [string, RateLimitStore.RateLimitState] => [row[0], {
+  minuteStart: row[1],
+  minuteCount: row[2],
+  dayStart: row[3],
+  dayCount: row[4],
+  refusedCount: row[5],
+  bannedUntil: row[6]
+}]
 
-const selectSql = `SELECT minute_start, minute_count, day_start, day_count, refused_count, banned_until
-  FROM rate_limits WHERE subject = ?`
-const selectManySql = `SELECT subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until
+// The rows of a JSON array of subjects.
+const selectSql = `SELECT subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until
   FROM rate_limits WHERE subject IN (SELECT value FROM json_each(?))`
-const upsertManySql = `INSERT INTO rate_limits
+// The rows of a JSON array of `[subject, ...StateRow]`.
+const upsertSql = `INSERT INTO rate_limits
     (subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until)
   SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6
   FROM json_each(?) WHERE true
-  ON CONFLICT (subject) DO UPDATE SET minute_start = excluded.minute_start,
-    minute_count = excluded.minute_count, day_start = excluded.day_start, day_count = excluded.day_count,
-    refused_count = excluded.refused_count, banned_until = excluded.banned_until`
-const upsertSql = `INSERT INTO rate_limits
-    (subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until)
-  VALUES (?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (subject) DO UPDATE SET minute_start = excluded.minute_start,
     minute_count = excluded.minute_count, day_start = excluded.day_start, day_count = excluded.day_count,
     refused_count = excluded.refused_count, banned_until = excluded.banned_until`
@@ -60,18 +55,19 @@ const upsertSql = `INSERT INTO rate_limits
 export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, GroupCommit> = Effect.map(
   Effect.zip(GroupCommit, Effect.runtime<never>()),
   ([database, runtime]) => {
-    const write = (connection: Connection, subject: string, next: RateLimitStore.RateLimitState) =>
-      run(
-        connection,
-        upsertSql,
+    const write = (connection: Connection, states: ReadonlyArray<readonly [string, RateLimitStore.RateLimitState]>) =>
+      run(connection, upsertSql, JSON.stringify(states.map(([subject, s]) => [
         subject,
-        next.minuteStart,
-        next.minuteCount,
-        next.dayStart,
-        next.dayCount,
-        next.refusedCount,
-        next.bannedUntil
-      )
+        s.minuteStart,
+        s.minuteCount,
+        s.dayStart,
+        s.dayCount,
+        s.refusedCount,
+        s.bannedUntil
+      ])))
+    const read = (connection: Connection, subjects: ReadonlyArray<string>) =>
+      Effect.map(values<Row>(connection, selectSql, JSON.stringify(subjects)), (rows) => rows.map(toEntry))
+    const readOne = (connection: Connection, subject: string) => Effect.map(read(connection, [subject]), (rows) => rows[0]?.[1])
     const unwritten = new Map<string, RateLimitStore.RateLimitState>()
     const countUnwritten = <A>(
       subject: string,
@@ -80,8 +76,7 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
       Effect.map(
         unwritten.has(subject)
           ? Effect.succeed(unwritten.get(subject))
-          : database.read("Counting a request", (connection) =>
-            Effect.map(values<StateRow>(connection, selectSql, subject), (rows) => toState(rows[0]))),
+          : database.read("Counting a request", (connection) => readOne(connection, subject)),
         (state) => {
           const [result, next] = f(state)
           if (unwritten.size >= 100_000) unwritten.clear()
@@ -89,23 +84,7 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
           return result
         }
       )
-    const counting = CountingBatch.make(database, {
-      read: (connection, subjects) =>
-        Effect.map(
-          values<readonly [string, ...StateRow]>(connection, selectManySql, JSON.stringify(subjects)),
-          (rows) => rows.map((row) => [row[0], toState(row.slice(1) as unknown as StateRow)!] as const)
-        ),
-      write: (connection, states) =>
-        run(connection, upsertManySql, JSON.stringify(states.map(([subject, s]) => [
-          subject,
-          s.minuteStart,
-          s.minuteCount,
-          s.dayStart,
-          s.dayCount,
-          s.refusedCount,
-          s.bannedUntil
-        ])))
-    }, runtime)
+    const countInBatch = CountingBatch.make(database, { read, write }, runtime)
     return {
       modify: <A>(
         subject: string,
@@ -114,19 +93,18 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
         Effect.flatMap(database.inTransaction, (inTransaction) =>
           inTransaction
             ? database.write("Counting a request", (connection) =>
-              Effect.flatMap(values<StateRow>(connection, selectSql, subject), (rows) => {
-                const [result, next] = f(toState(rows[0]))
-                return Effect.as(write(connection, subject, next), result)
+              Effect.flatMap(readOne(connection, subject), (state) => {
+                const [result, next] = f(state)
+                return Effect.as(write(connection, [[subject, next]]), result)
               }))
-            : counting.modify(subject, f).pipe(
+            : countInBatch(subject, f).pipe(
               Effect.tap(() => {
                 if (unwritten.size > 0) unwritten.clear()
               }),
               Effect.catchIf((error) => FileGuard.isWriteFault(error), () => countUnwritten(subject, f))
             )),
       get: (subject) =>
-        database.read("Reading a rate-limit state", (connection) =>
-          Effect.map(values<StateRow>(connection, selectSql, subject), (rows) => toState(rows[0])))
+        database.read("Reading a rate-limit state", (connection) => readOne(connection, subject))
     }
   }
 )
