@@ -28,11 +28,7 @@ export const petJsonText = (pet: Pet.Pet): string =>
   `{"id":${pet.id},"name":${jsonString(pet.name)},"categoryId":${pet.categoryId},"status":"${pet.status}"}`
 
 /** The JSON text of an array of pets. @internal */
-export const petsJsonText = (pets: ReadonlyArray<Pet.Pet>): string => {
-  let text = "["
-  for (let i = 0; i < pets.length; i++) text += i === 0 ? petJsonText(pets[i]!) : "," + petJsonText(pets[i]!)
-  return text + "]"
-}
+export const petsJsonText = (pets: ReadonlyArray<Pet.Pet>): string => `[${pets.map(petJsonText).join(",")}]`
 
 const utf8 = new TextEncoder()
 

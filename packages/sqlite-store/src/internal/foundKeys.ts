@@ -34,14 +34,11 @@ export const make = (): FoundKeys => {
   let readAt: number | undefined
   let checked = false
   let forgotten = 0
-  const uncheck = () => {
-    checked = false
-  }
   const check = (connection: Connection): Effect.Effect<void, SqlError> => {
     if (checked) return Effect.void
     return Effect.map(values<readonly [number]>(connection, dataVersionSql), (rows) => {
       checked = true
-      setImmediate(uncheck)
+      setImmediate(() => (checked = false))
       const version = rows[0]![0]
       if (version !== readAt) {
         found.clear()
