@@ -42,7 +42,7 @@ const toEntry = (row: Row): readonly [string, RateLimitStore.RateLimitState] => 
 // The rows of a JSON array of subjects.
 const selectSql = `SELECT subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until
   FROM rate_limits WHERE subject IN (SELECT value FROM json_each(?))`
-// The rows of a JSON array of `[subject, ...StateRow]`.
+// The `Row`s of a JSON array of them.
 const upsertSql = `INSERT INTO rate_limits
     (subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until)
   SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6
