@@ -7,7 +7,7 @@
 import type { StoreError } from "@animal-store/core"
 import { AccessConfig, AnimalStore, PetInput, PetOperations } from "@animal-store/core"
 import type { ApiError, Pet } from "@animal-store/core"
-import { HttpAdapter } from "@animal-store/http-adapter"
+import { HttpAdapter, WebHandler } from "@animal-store/http-adapter"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { Context, Effect, Layer } from "effect"
 
@@ -65,4 +65,4 @@ export const production = appLayer(SqliteStore.layer({ filename: "./data/shelter
 export const partnerApi = (
   services: Layer.Layer<HttpAdapter.Requirements, StoreError.StoreError>,
   memoMap: Layer.MemoMap
-) => HttpAdapter.toWebHandler(services, { memoMap, accessLog: false })
+) => WebHandler.make(services, { memoMap, accessLog: false })

@@ -5,7 +5,7 @@
  * through the runtime's memo map, so both use the same memory store.
  */
 import { AccessConfig, AnimalStore, ApiKeyAuth } from "@animal-store/core"
-import { HttpAdapter } from "@animal-store/http-adapter"
+import { WebHandler } from "@animal-store/http-adapter"
 import { MemoryStore } from "@animal-store/memory-store"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import * as Http from "node:http"
@@ -45,7 +45,7 @@ export interface Host {
 export const startHost = async (port = 3000): Promise<Host> => {
   const services = AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer()), Layer.provide(MemoryStore.layer))
   const runtime = ManagedRuntime.make(services)
-  const animalStore = HttpAdapter.toWebHandler(services, { memoMap: runtime.memoMap, accessLog: false })
+  const animalStore = WebHandler.make(services, { memoMap: runtime.memoMap, accessLog: false })
 
   const server = Http.createServer((request, response) => {
     if (request.url === "/health") {

@@ -1,16 +1,9 @@
 /**
- * The HTTP+JSON interface (`RequestHandler`) bound to its hosts:
- *
- * - a Node http server: `makeNodeListeners`, the listeners of its `request`,
- *   `checkContinue`, `checkExpectation`, `connect` and `clientError` events
- *   (the standalone server's; with `NodeServer.make`), or `makeNodeListener`,
- *   the `request` listener alone;
- * - every host of web-standard requests (Node, Hono, Bun, Deno):
- *   `toWebHandler`, a handler `(Request) => Promise<Response>`;
- * - an Effect `HttpServer`: `layer`.
- *
- * Each needs the core services `GuardedPetOperations` and `PetOperations`;
- * each only converts the host's request and response.
+ * The HTTP+JSON interface (`RequestHandler`) served by an Effect `HttpServer`
+ * (`layer`), for Effect hosts. The other hosts have a module each: a Node http
+ * server `NodeListeners`, any host of web-standard requests `WebHandler`.
+ * Each needs core's `GuardedPetOperations` and `PetOperations` and only
+ * converts the host's request and response.
  *
  * @since 1.0.0
  */
@@ -18,21 +11,15 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Stream } from "effect"
-import { Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
-import * as Http from "node:http"
+import { Effect, Layer, Option } from "effect"
 import { Readable } from "node:stream"
-import type { Duplex } from "node:stream"
 import * as ClientAddress from "./ClientAddress.js"
-import * as ErrorResponse from "./ErrorResponse.js"
 import type * as HttpExchange from "./HttpExchange.js"
-import * as ChildRunCallback from "./internal/childRunCallback.js"
-import * as ResponseWrites from "./internal/responseWrites.js"
+import { localOriginOf, pathAndQuery } from "./internal/hostRequest.js"
 import * as WireRules from "./internal/wireRules.js"
-import * as NodeServer from "./NodeServer.js"
 import type { InvalidHttpReason } from "./ProtocolError.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestHandler from "./RequestHandler.js"
-import * as RequestId from "./RequestId.js"
 
 /**
  * @since 1.0.0
@@ -47,222 +34,6 @@ export type Options = RequestHandler.Options
  * @category models
  */
 export type Requirements = RequestHandler.Requirements
-
-/** The head of a response as Node writes it: its headers and its `Content-Length` (no chunked encoding). */
-const nodeHeaders = (response: HttpExchange.Response): Http.OutgoingHttpHeaders => {
-  const headers: Http.OutgoingHttpHeaders = Object.assign({}, response.headers)
-  if (response.status !== 204 && response.status !== 304) headers["content-length"] = Buffer.byteLength(response.body)
-  return headers
-}
-
-/**
- * Writes the response in one go; nothing when the client is gone; a 500 if
- * Node refuses a header. Node sends no body for `HEAD`.
- */
-const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response, unknown>): void => {
-  if (to.headersSent || to.destroyed) return
-  const response = Exit.isSuccess(exit) ? exit.value : ErrorResponse.internalError
-  try {
-    to.writeHead(response.status, nodeHeaders(response))
-  } catch {
-    to.writeHead(ErrorResponse.internalError.status, nodeHeaders(ErrorResponse.internalError))
-    to.end(ErrorResponse.internalError.body)
-    return
-  }
-  to.end(response.body)
-}
-
-/**
- * `writeNode`; a response Node refuses to write (a bug) loses its connection
- * instead of throwing into its caller, which may be writing the other
- * responses of a turn.
- */
-const writeOrDrop = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response, unknown>): void => {
-  try {
-    writeNode(to, exit)
-  } catch {
-    to.destroy()
-  }
-}
-
-/** `http://host:port` of the local end of a connection. */
-const localOriginOf = (socket: { readonly localAddress?: string | undefined; readonly localPort?: number | undefined }) =>
-(): string | undefined => {
-  const address = socket.localAddress
-  if (address === undefined || socket.localPort === undefined) return undefined
-  const host = address.startsWith("::ffff:") && address.includes(".")
-    ? address.slice("::ffff:".length)
-    : address.includes(":")
-    ? `[${address}]`
-    : address
-  return `http://${host}:${socket.localPort}`
-}
-
-/**
- * The listeners of a Node http server's events, to attach with
- * `NodeServer.make(limits, listeners)`.
- *
- * @since 1.0.0
- * @category models
- */
-export type NodeListeners = NodeServer.Listeners
-
-const tokenChars = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-
-/** The request line of a rejected request, when it is well-formed (an unknown method). */
-const requestLineOf = (error: NodeJS.ErrnoException & { rawPacket?: Buffer }) => {
-  if (error.code !== "HPE_INVALID_METHOD" || !Buffer.isBuffer(error.rawPacket)) return undefined
-  const packet = error.rawPacket.subarray(0, 8_192).toString("latin1")
-  const end = packet.indexOf("\r\n")
-  if (end === -1) return undefined
-  const [method, target, version, ...rest] = packet.slice(0, end).split(" ")
-  return method !== undefined && target !== undefined && rest.length === 0 && tokenChars.test(method) &&
-      /^HTTP\/1\.[01]$/.test(version ?? "") && /^[\x21-\x7e]+$/.test(target)
-    ? { method, target }
-    : undefined
-}
-
-/** The request id of a response written on the socket by hand, when it has none. */
-const requestIdOf = (headers: Readonly<Record<string, string>>): string => headers[RequestId.header] ?? RequestId.generate()
-
-/** A response written on the socket by hand: the parser is gone. */
-const rawResponse = (response: HttpExchange.Response): Buffer => {
-  const body = typeof response.body === "string" ? Buffer.from(response.body) : Buffer.from(response.body)
-  let head = `HTTP/1.1 ${response.status} ${Http.STATUS_CODES[response.status] ?? ""}\r\n`
-  for (const name in response.headers) {
-    if (name !== "content-length" && name !== "x-request-id") head += `${name}: ${response.headers[name]}\r\n`
-  }
-  head += `${RequestId.header}: ${requestIdOf(response.headers)}\r\ncontent-length: ${body.length}\r\n\r\n`
-  return Buffer.concat([Buffer.from(head, "latin1"), body])
-}
-
-/** Ends a raw connection with the response; one that does not close within 10 s is destroyed. */
-const endRaw = (socket: Duplex) => (exit: Exit.Exit<HttpExchange.Response>): void => {
-  if (!socket.writable || Exit.isFailure(exit)) {
-    socket.destroy()
-    return
-  }
-  socket.end(rawResponse(exit.value))
-  const timer = setTimeout(() => socket.destroy(), 10_000)
-  timer.unref()
-  socket.once("close", () => clearTimeout(timer))
-}
-
-/** The peer address and headers of a Node request, for its client address. */
-const peerOf = (request: Http.IncomingMessage) => ({
-  headers: request.headers,
-  remoteAddress: request.socket.remoteAddress
-})
-
-/**
- * The API as the listeners of a Node http server: `request`,
- * `checkContinue` (a request with `Expect: 100-continue` gets `100 Continue`
- * only when its body is about to be read, so one that is refused first, 401,
- * 413, 415 or 429, gets the refusal instead), `checkExpectation` (any other
- * `Expect`: 417), `connect` (405) and `clientError` (a request the parser
- * rejects; an unknown method on a known path is a 405 with `Allow`). A
- * request refused before it is handled, the parser's rejections and the
- * ambiguous requests of decisions.md (a missing or repeated `Host`, a
- * repeated `Authorization`, `Content-Length` or `Content-Type`) included, is
- * admitted in its client address's bucket, answered with its rate-limit
- * headers and an `Error` body, and its connection closed. Requests run on
- * the runtime of the effect that made the listeners; bodies are read from
- * the Node request directly.
- *
- * @since 1.0.0
- * @category constructors
- */
-export const makeNodeListeners = (options?: Options): Effect.Effect<NodeListeners, never, Requirements> =>
-  Effect.gen(function*() {
-    const { handle, reject } = yield* RequestHandler.makeHandlers(options)
-    const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
-    const runCallback = yield* ChildRunCallback.make<Requirements>()
-    const writes = ResponseWrites.make(writeOrDrop)
-    /** Refuses a request Node parsed before it is handled; its connection is closed. */
-    const refuse = (request: Http.IncomingMessage, response: Http.ServerResponse, reason: InvalidHttpReason) =>
-      runCallback(reject({ remoteAddress: clientAddressOf(peerOf(request)), reason }), {
-        onExit: (exit) => writes.write(response, exit)
-      })
-    /** Handles a request and writes its response (the handler answers every failure itself; a defect is a 500). */
-    const run = (to: Http.ServerResponse, request: HttpExchange.Request) =>
-      runCallback(Effect.map(Effect.exit(handle(request)), (exit) => writes.write(to, exit)))
-    const serve = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean) => {
-      const refusal = WireRules.refusalOfNode(request)
-      if (refusal !== undefined) return refuse(request, response, refusal)
-      const exchangeWith = (body: HttpExchange.Request["body"]): HttpExchange.Request => ({
-        method: request.method ?? "GET",
-        url: request.url ?? "/",
-        headers: request.headers,
-        remoteAddress: request.socket.remoteAddress,
-        localOrigin: localOriginOf(request.socket),
-        body
-      })
-      const fromNode = RequestBody.fromNode(request)
-      if (expectsContinue) {
-        return run(
-          response,
-          exchangeWith((maxBytes) =>
-            Effect.suspend(() => {
-              if (!response.headersSent) response.writeContinue()
-              return fromNode(maxBytes)
-            })
-          )
-        )
-      }
-      const exchange = exchangeWith(fromNode)
-      if (!RequestBody.isReadAhead(exchange)) return run(response, exchange)
-      // Then the request is handled in one go: its fiber never waits for the body.
-      RequestBody.readNode(
-        request,
-        RequestBody.maxBytes,
-        (read) => writes.listen(() => run(response, exchangeWith(RequestBody.fromRead(read))))
-      )
-    }
-    return {
-      request: (request, response) => writes.listen(() => serve(request, response, false)),
-      checkContinue: (request, response) => writes.listen(() => serve(request, response, true)),
-      checkExpectation: (request, response) =>
-        writes.listen(() => refuse(request, response, WireRules.refusalOfNode(request) ?? "expectation_failed")),
-      connect: (request, socket) => {
-        // Node has handed the socket over: nothing else answers its errors.
-        socket.on("error", () => socket.destroy())
-        runCallback(reject({ remoteAddress: clientAddressOf(peerOf(request)), reason: "connect" }), {
-          onExit: endRaw(socket)
-        })
-      },
-      clientError: (error: NodeJS.ErrnoException, socket: Duplex) => {
-        const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
-        if (error.code === "ECONNRESET" || !socket.writable || pending?.headersSent === true) {
-          socket.destroy()
-          return
-        }
-        const remoteAddress = (socket as Duplex & { remoteAddress?: string }).remoteAddress
-        runCallback(reject({ remoteAddress, reason: NodeServer.rejectionReason(error), requestLine: requestLineOf(error) }), {
-          onExit: endRaw(socket)
-        })
-      }
-    }
-  })
-
-/**
- * The API as a listener of Node http's `request` event alone (see
- * `makeNodeListeners` for the other events). A request runs on the runtime
- * of the effect that made the listener; its body is read from the Node
- * request directly.
- *
- * @since 1.0.0
- * @category constructors
- */
-export const makeNodeListener = (
-  options?: Options
-): Effect.Effect<(request: Http.IncomingMessage, response: Http.ServerResponse) => void, never, Requirements> =>
-  Effect.map(makeNodeListeners(options), (listeners) => listeners.request)
-
-const pathAndQuery = (url: string): string => {
-  if (url.startsWith("/")) return url
-  const parsed = new URL(url)
-  return parsed.pathname + parsed.search
-}
 
 const fromServerRequest = (
   request: HttpServerRequest.HttpServerRequest,
@@ -325,87 +96,3 @@ export const layer = (options?: Options): Layer.Layer<never, never, HttpServer.H
       )
     })
   )
-
-/**
- * Who sent a request to the web handler: the peer address of its connection.
- *
- * @since 1.0.0
- * @category models
- */
-export interface Client {
-  readonly remoteAddress?: string | undefined
-}
-
-/**
- * A web-standard handler and the disposal of its services.
- *
- * @since 1.0.0
- * @category models
- */
-export interface WebHandler {
-  /**
-   * Answers a request. Pass the peer address of the connection so that
-   * requests without a valid key are limited per client; without it they
-   * share one limit.
-   */
-  readonly handler: (request: Request, client?: Client) => Promise<Response>
-  /** Closes the services (the store). */
-  readonly dispose: () => Promise<void>
-}
-
-/** The web `Response`; a `HEAD` request's, a 204's and a 304's have no body. */
-const toWeb = (response: HttpExchange.Response, method: string): Response =>
-  new Response(
-    method === "HEAD" || response.status === 204 || response.status === 304 ? null : response.body as string,
-    { status: response.status, headers: response.headers }
-  )
-
-/**
- * The API as a web-standard handler on `services`, built on the first
- * request (sharing `memoMap` with the host's runtime, when given). If the
- * services cannot be built, every request is answered 500. A request with a
- * repeated `Host`, `Authorization`, `Content-Length` or `Content-Type` (which
- * `Headers` joins with ", ") is refused (400) in its client address's bucket.
- *
- * @since 1.0.0
- * @category constructors
- */
-export const toWebHandler = <E>(
-  services: Layer.Layer<Requirements, E>,
-  options?: Options & { readonly memoMap?: Layer.MemoMap | undefined }
-): WebHandler => {
-  const runtime = ManagedRuntime.make(services, options?.memoMap)
-  let built:
-    | Promise<{ readonly handle: RequestHandler.RequestHandler; readonly reject: RequestHandler.RejectionHandler }>
-    | undefined
-  let clientAddressOf: ReturnType<typeof ClientAddress.make> | undefined
-  return {
-    handler: async (request, client) => {
-      try {
-        built ??= runtime.runPromise(RequestHandler.makeHandlers(options))
-        const { handle, reject } = await built
-        const exchange: HttpExchange.Request = {
-          method: request.method,
-          url: pathAndQuery(request.url),
-          headers: Object.fromEntries(request.headers),
-          remoteAddress: client?.remoteAddress,
-          localOrigin: () => URL.canParse(request.url) ? new URL(request.url).origin : undefined,
-          body: RequestBody.fromWeb(request.body)
-        }
-        const repeated = WireRules.repeatedInMerged(exchange.headers)
-        if (repeated !== undefined) clientAddressOf ??= ClientAddress.make(options?.trustedProxies ?? [])
-        return toWeb(
-          await runtime.runPromise(
-            repeated === undefined
-              ? handle(exchange)
-              : reject({ remoteAddress: clientAddressOf!(exchange), reason: repeated })
-          ),
-          request.method
-        )
-      } catch {
-        return toWeb(ErrorResponse.internalError, request.method)
-      }
-    },
-    dispose: () => runtime.dispose()
-  }
-}

@@ -3,7 +3,7 @@
  * limit, a timeout for the headers and one for the whole request, and, for
  * requests Node cannot parse (headers too large, timed out, malformed), an
  * `Error` body instead of Node's bare answer: with the adapter's listeners
- * (`HttpAdapter.makeNodeListeners`) admitted in the client address's bucket
+ * (`NodeListeners.make`) admitted in the client address's bucket
  * and carrying the rate-limit headers; without them a plain 400. With the
  * listeners, an HTTP/1.1 request without `Host`, an `Expect` other than
  * `100-continue` and `CONNECT` are theirs to answer too. The body limit
@@ -38,7 +38,7 @@ export interface ServerLimits {
 }
 
 /**
- * The listeners of the server's events, as `HttpAdapter.makeNodeListeners`
+ * The listeners of the server's events, as `NodeListeners.make`
  * makes them.
  *
  * @since 1.0.0
@@ -131,7 +131,7 @@ export const drain = (server: Http.Server): void => {
 /**
  * A Node http server with the limits, answering unparseable requests with
  * an `Error` body; with `listeners`, they serve every event. Mount the adapter
- * with `NodeServer.make(limits, yield* HttpAdapter.makeNodeListeners(options))`.
+ * with `NodeServer.make(limits, yield* NodeListeners.make(options))`.
  *
  * @since 1.0.0
  * @category constructors

@@ -1,7 +1,7 @@
 import { AccessConfig, AnimalStore, ApiError, ApiKeyAuth, PetOperations } from "@animal-store/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Layer, ManagedRuntime, Redacted, Schema } from "effect"
-import * as HttpAdapter from "../src/HttpAdapter.js"
+import * as WebHandler from "../src/WebHandler.js"
 import type { HostileRequest, StoredPet } from "./support/HostileRequest.js"
 import {
   hostileRequest,
@@ -28,7 +28,7 @@ const makeHandler = (kind: StoreKind) =>
     const ports = yield* portsOf(kind)
     const services = AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer()), Layer.provide(ports))
     const runtime = ManagedRuntime.make(services)
-    const web = HttpAdapter.toWebHandler(services, { memoMap: runtime.memoMap, accessLog: false })
+    const web = WebHandler.make(services, { memoMap: runtime.memoMap, accessLog: false })
     yield* Effect.addFinalizer(() => Effect.promise(() => web.dispose().then(() => runtime.dispose())))
     yield* Effect.promise(() =>
       runtime.runPromise(Effect.orDie(Effect.gen(function*() {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, FiberId, FiberRef, FiberRefs, HashMap, Layer, Logger, Option, Redacted } from "effect"
 import type * as Http from "node:http"
 import { Readable } from "node:stream"
-import * as HttpAdapter from "../src/HttpAdapter.js"
+import * as NodeListeners from "../src/NodeListeners.js"
 import { temporaryDatabase } from "./support/TestServer.js"
 
 /** What a listener wrote on a response: its status once `end` was called. */
@@ -49,7 +49,7 @@ const servicesOn = (ports: Layer.Layer<AnimalStore.StorePorts, unknown>) =>
 
 /** The listeners on the services of `ports`. */
 const listenersOn = (ports: Layer.Layer<AnimalStore.StorePorts, unknown>) =>
-  Effect.flatMap(servicesOn(ports), (services) => Effect.provide(HttpAdapter.makeNodeListeners({ accessLog: false }), services))
+  Effect.flatMap(servicesOn(ports), (services) => Effect.provide(NodeListeners.make({ accessLog: false }), services))
 
 /** A `createPet` whose body (sent with its length) is pushed once the listener has returned, as Node's parser does. */
 const createPet = (secret: string) => {
@@ -126,7 +126,7 @@ describe("the Node listeners write the responses of a turn together", () => {
   it.scoped("a body read ahead: its response is written when the turn ends too", () =>
     Effect.gen(function*() {
       const services = yield* servicesOn(MemoryStore.layer)
-      const listeners = yield* Effect.provide(HttpAdapter.makeNodeListeners({ accessLog: false }), services)
+      const listeners = yield* Effect.provide(NodeListeners.make({ accessLog: false }), services)
       const { secret } = yield* Effect.provide(
         Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.issue({ plan: "pro" })),
         services
@@ -177,7 +177,7 @@ describe("a request's fiber starts with the references of the fiber that made th
         })
       })
       const services = yield* servicesOn(MemoryStore.layer)
-      const listeners = yield* HttpAdapter.makeNodeListeners({ accessLog: true }).pipe(
+      const listeners = yield* NodeListeners.make({ accessLog: true }).pipe(
         Effect.provide(services),
         setUp,
         Effect.annotateLogs("host", "embedding"),

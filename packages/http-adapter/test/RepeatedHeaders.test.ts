@@ -14,6 +14,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { createServer } from "node:http"
 import * as HttpAdapter from "../src/HttpAdapter.js"
+import * as WebHandler from "../src/WebHandler.js"
 import * as RawSocket from "./support/RawSocket.js"
 
 const secret = "ask_live_repeatedheaders00000000"
@@ -26,7 +27,7 @@ const services = () =>
 const web = Effect.gen(function*() {
   const layer = services()
   const runtime = ManagedRuntime.make(layer)
-  const handler = HttpAdapter.toWebHandler(layer, { memoMap: runtime.memoMap, accessLog: false })
+  const handler = WebHandler.make(layer, { memoMap: runtime.memoMap, accessLog: false })
   yield* Effect.addFinalizer(() => Effect.promise(() => handler.dispose().then(() => runtime.dispose())))
   yield* Effect.promise(() =>
     runtime.runPromise(Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.provision(Redacted.make(secret), { plan: "pro" })))

@@ -4,7 +4,7 @@ import { MemoryStore } from "@animal-store/memory-store"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Layer, ManagedRuntime, Redacted } from "effect"
-import * as HttpAdapter from "../src/HttpAdapter.js"
+import * as WebHandler from "../src/WebHandler.js"
 import { maxBytes } from "../src/RequestBody.js"
 
 const secret = "ask_live_webhandler0000000000000"
@@ -13,7 +13,7 @@ const secret = "ask_live_webhandler0000000000000"
 const make = (settings?: Partial<AccessSettings.AccessSettings>) => {
   const services = AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer(settings)), Layer.provide(MemoryStore.layer))
   const runtime = ManagedRuntime.make(services)
-  const web = HttpAdapter.toWebHandler(services, { memoMap: runtime.memoMap, accessLog: false })
+  const web = WebHandler.make(services, { memoMap: runtime.memoMap, accessLog: false })
   return Effect.acquireRelease(
     Effect.as(
       Effect.promise(() =>
@@ -117,7 +117,7 @@ describe("the web handler", () => {
         Layer.provide(AccessConfig.layer()),
         Layer.provide(SqliteStore.layer({ filename: "/dev/null/not-a-folder/animal-store.db" }))
       )
-      const web = HttpAdapter.toWebHandler(services, { accessLog: false })
+      const web = WebHandler.make(services, { accessLog: false })
       const response = yield* Effect.promise(() => web.handler(new Request("http://host/v1/pets")))
       expect(response.status).toBe(500)
       expect(yield* Effect.promise(() => response.json())).toEqual({

@@ -19,7 +19,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { LogLevel, Redacted } from "effect"
 import { Effect, Layer, Logger, RuntimeFlags, RuntimeFlagsPatch } from "effect"
-import { HttpAdapter, NodeServer, PetsApi } from "@animal-store/http-adapter"
+import { HttpAdapter, NodeListeners, NodeServer, PetsApi } from "@animal-store/http-adapter"
 import * as KeyProvisioning from "./KeyProvisioning.js"
 import * as StoreLocation from "./StoreLocation.js"
 
@@ -115,7 +115,7 @@ export const layerHttp = (
   Layer.scoped(
     HttpServer.HttpServer,
     Effect.gen(function*() {
-      const listeners = yield* withoutRuntimeMetrics(HttpAdapter.makeNodeListeners(options))
+      const listeners = yield* withoutRuntimeMetrics(NodeListeners.make(options))
       const server = NodeServer.make(options.limits, listeners)
       let listening = false
       // Finalizers run last added first: drain, close (`NodeHttpServer.make`'s), then the log.

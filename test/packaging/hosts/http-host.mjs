@@ -1,6 +1,6 @@
 // A host's own node:http server mounting the adapter's listener on the memory store.
 import { AccessConfig, AnimalStore, ApiKeyAuth } from "@animal-store/core"
-import { HttpAdapter } from "@animal-store/http-adapter"
+import { NodeListeners } from "@animal-store/http-adapter"
 import { MemoryStore } from "@animal-store/memory-store"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import * as Http from "node:http"
@@ -11,7 +11,7 @@ const runtime = ManagedRuntime.make(
 const { listener, secret } = await runtime.runPromise(Effect.gen(function*() {
   const auth = yield* ApiKeyAuth.ApiKeyAuth
   const issued = yield* auth.issue({ plan: "free" })
-  return { listener: yield* HttpAdapter.makeNodeListener({ accessLog: false }), secret: Redacted.value(issued.secret) }
+  return { listener: yield* NodeListeners.makeRequestListener({ accessLog: false }), secret: Redacted.value(issued.secret) }
 }))
 const server = Http.createServer((request, response) =>
   request.url?.startsWith("/v1/") ? listener(request, response) : response.end("host page")

@@ -1,6 +1,6 @@
 import type { Plan } from "@animal-store/core"
 import { AccessConfig, AnimalStore, ApiKeyAuth } from "@animal-store/core"
-import { HttpAdapter, NodeServer } from "@animal-store/http-adapter"
+import { NodeListeners, NodeServer } from "@animal-store/http-adapter"
 import { MemoryStore } from "@animal-store/memory-store"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -18,7 +18,7 @@ export const start = (access?: Partial<AccessConfig.AccessSettings>) =>
     const listening = Layer.scoped(
       HttpServer.HttpServer,
       Effect.flatMap(
-        HttpAdapter.makeNodeListeners({ accessLog: false }),
+        NodeListeners.make({ accessLog: false }),
         (listeners) => NodeHttpServer.make(() => NodeServer.make(undefined, listeners), { host: "127.0.0.1", port: 0 })
       )
     )

@@ -10,6 +10,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as HttpAdapter from "../../src/HttpAdapter.js"
+import * as NodeListeners from "../../src/NodeListeners.js"
 import * as NodeServer from "../../src/NodeServer.js"
 import * as OpenApiDocument from "../../src/OpenApiDocument.js"
 import * as DocumentValidator from "./DocumentValidator.js"
@@ -55,7 +56,7 @@ export const start = (options: TestServerOptions) =>
     const listening = Layer.scoped(
       HttpServer.HttpServer,
       Effect.flatMap(
-        HttpAdapter.makeNodeListeners({ accessLog: false, ...options.adapter }),
+        NodeListeners.make({ accessLog: false, ...options.adapter }),
         (listeners) =>
           NodeHttpServer.make(() => NodeServer.make(options.limits, listeners), { host: "127.0.0.1", port: 0 })
       )

@@ -1,0 +1,100 @@
+/**
+ * The HTTP+JSON interface (`RequestHandler`) as a web-standard handler,
+ * `(Request) => Promise<Response>`, for every host of web requests (Node,
+ * Hono, Bun, Deno). It only converts the host's request and response.
+ *
+ * @since 1.0.0
+ */
+import type { Layer } from "effect"
+import { ManagedRuntime } from "effect"
+import * as ClientAddress from "./ClientAddress.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+import type * as HttpExchange from "./HttpExchange.js"
+import { pathAndQuery } from "./internal/hostRequest.js"
+import * as WireRules from "./internal/wireRules.js"
+import * as RequestBody from "./RequestBody.js"
+import * as RequestHandler from "./RequestHandler.js"
+
+/**
+ * Who sent a request to the web handler: the peer address of its connection.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Client {
+  readonly remoteAddress?: string | undefined
+}
+
+/**
+ * A web-standard handler and the disposal of its services.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface WebHandler {
+  /**
+   * Answers a request. Pass the peer address of the connection so that
+   * requests without a valid key are limited per client; without it they
+   * share one limit.
+   */
+  readonly handler: (request: Request, client?: Client) => Promise<Response>
+  /** Closes the services (the store). */
+  readonly dispose: () => Promise<void>
+}
+
+/** The web `Response`; a `HEAD` request's, a 204's and a 304's have no body. */
+const toWeb = (response: HttpExchange.Response, method: string): Response =>
+  new Response(
+    method === "HEAD" || response.status === 204 || response.status === 304 ? null : response.body as string,
+    { status: response.status, headers: response.headers }
+  )
+
+/**
+ * The API as a web-standard handler on `services`, built on the first
+ * request (sharing `memoMap` with the host's runtime, when given). If the
+ * services cannot be built, every request is answered 500. A request with a
+ * repeated `Host`, `Authorization`, `Content-Length` or `Content-Type` (which
+ * `Headers` joins with ", ") is refused (400) in its client address's bucket.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = <E>(
+  services: Layer.Layer<RequestHandler.Requirements, E>,
+  options?: RequestHandler.Options & { readonly memoMap?: Layer.MemoMap | undefined }
+): WebHandler => {
+  const runtime = ManagedRuntime.make(services, options?.memoMap)
+  let built:
+    | Promise<{ readonly handle: RequestHandler.RequestHandler; readonly reject: RequestHandler.RejectionHandler }>
+    | undefined
+  let clientAddressOf: ReturnType<typeof ClientAddress.make> | undefined
+  return {
+    handler: async (request, client) => {
+      try {
+        built ??= runtime.runPromise(RequestHandler.makeHandlers(options))
+        const { handle, reject } = await built
+        const exchange: HttpExchange.Request = {
+          method: request.method,
+          url: pathAndQuery(request.url),
+          headers: Object.fromEntries(request.headers),
+          remoteAddress: client?.remoteAddress,
+          localOrigin: () => URL.canParse(request.url) ? new URL(request.url).origin : undefined,
+          body: RequestBody.fromWeb(request.body)
+        }
+        const repeated = WireRules.repeatedInMerged(exchange.headers)
+        if (repeated !== undefined) clientAddressOf ??= ClientAddress.make(options?.trustedProxies ?? [])
+        return toWeb(
+          await runtime.runPromise(
+            repeated === undefined
+              ? handle(exchange)
+              : reject({ remoteAddress: clientAddressOf!(exchange), reason: repeated })
+          ),
+          request.method
+        )
+      } catch {
+        return toWeb(ErrorResponse.internalError, request.method)
+      }
+    },
+    dispose: () => runtime.dispose()
+  }
+}
