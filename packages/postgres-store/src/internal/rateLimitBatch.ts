@@ -5,10 +5,11 @@
  * @internal
  */
 import type { RateLimitStore, StoreError } from "@animal-store/core"
+import { RateLimitRow } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Runtime } from "effect"
 import type { RateLimitRows } from "./rateLimitRows.js"
-import { names, stateOf, valuesOf } from "./rateLimitRows.js"
+import { stateOf, valuesOf } from "./rateLimitRows.js"
 import { mapStoreError } from "./storeError.js"
 import type * as PostgresDatabase from "../PostgresDatabase.js"
 
@@ -41,6 +42,7 @@ export const make = (
   rows: RateLimitRows
 ): Effect.Effect<RateLimitStore.RateLimitStoreService["modify"]> =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
+    const names = RateLimitRow.counterColumns
     const kept = names.map((n) => `k_${n}`)
     // $1 the subjects, $2..$7 the kept counters, $8..$13 the new ones.
     const writeSql = `WITH i AS (

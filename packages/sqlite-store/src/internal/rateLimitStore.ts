@@ -13,60 +13,34 @@
  * @internal
  */
 import { RateLimitStore } from "@animal-store/core"
+import { RateLimitRow } from "@animal-store/sql-store"
 import { Effect, Layer } from "effect"
 import type { Connection } from "./groupCommit.js"
 import { GroupCommit, run, values } from "./groupCommit.js"
 import * as FileGuard from "./fileGuard.js"
 import * as CountingBatch from "./countingBatch.js"
 
-/** A row of `rate_limits`: its subject, then its state. */
-type Row = readonly [
-  subject: string,
-  minuteStart: number,
-  minuteCount: number,
-  dayStart: number,
-  dayCount: number,
-  refusedCount: number,
-  bannedUntil: number
-]
-
-const toEntry = (row: Row): readonly [string, RateLimitStore.RateLimitState] => [row[0], {
-  minuteStart: row[1],
-  minuteCount: row[2],
-  dayStart: row[3],
-  dayCount: row[4],
-  refusedCount: row[5],
-  bannedUntil: row[6]
-}]
+const { columns, countersOf, toState } = RateLimitRow
 
 // The rows of a JSON array of subjects.
-const selectSql = `SELECT subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until
-  FROM rate_limits WHERE subject IN (SELECT value FROM json_each(?))`
-// The `Row`s of a JSON array of them.
-const upsertSql = `INSERT INTO rate_limits
-    (subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until)
+const selectSql = `SELECT ${columns} FROM rate_limits WHERE subject IN (SELECT value FROM json_each(?))`
+// The rows of a JSON array of them.
+const upsertSql = `INSERT INTO rate_limits (${columns})
   SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6
   FROM json_each(?) WHERE true
-  ON CONFLICT (subject) DO UPDATE SET minute_start = excluded.minute_start,
-    minute_count = excluded.minute_count, day_start = excluded.day_start, day_count = excluded.day_count,
-    refused_count = excluded.refused_count, banned_until = excluded.banned_until`
+  ON CONFLICT (subject) DO UPDATE SET ${RateLimitRow.counterColumns.map((c) => `${c} = excluded.${c}`).join(", ")}`
 
 /** @internal */
 export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, GroupCommit> = Effect.map(
   Effect.zip(GroupCommit, Effect.runtime<never>()),
   ([database, runtime]) => {
     const write = (connection: Connection, states: ReadonlyArray<readonly [string, RateLimitStore.RateLimitState]>) =>
-      run(connection, upsertSql, JSON.stringify(states.map(([subject, s]) => [
-        subject,
-        s.minuteStart,
-        s.minuteCount,
-        s.dayStart,
-        s.dayCount,
-        s.refusedCount,
-        s.bannedUntil
-      ])))
+      run(connection, upsertSql, JSON.stringify(states.map(([subject, state]) => [subject, ...countersOf(state)])))
     const read = (connection: Connection, subjects: ReadonlyArray<string>) =>
-      Effect.map(values<Row>(connection, selectSql, JSON.stringify(subjects)), (rows) => rows.map(toEntry))
+      Effect.map(
+        values<RateLimitRow.RateLimitRow>(connection, selectSql, JSON.stringify(subjects)),
+        (rows) => rows.map((row) => [row[0], toState(row)] as const)
+      )
     const readOne = (connection: Connection, subject: string) => Effect.map(read(connection, [subject]), (rows) => rows[0]?.[1])
     const unwritten = new Map<string, RateLimitStore.RateLimitState>()
     const countUnwritten = <A>(
