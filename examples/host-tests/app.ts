@@ -7,7 +7,7 @@
 import type { StoreError } from "@animal-store/core"
 import { AccessConfig, AnimalStore, PetInput, PetOperations } from "@animal-store/core"
 import type { ApiError, Pet } from "@animal-store/core"
-import { HttpAdapter, WebHandler } from "@animal-store/http-adapter"
+import { RequestHandler, WebHandler } from "@animal-store/http-adapter"
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { Context, Effect, Layer } from "effect"
 
@@ -63,6 +63,6 @@ export const production = appLayer(SqliteStore.layer({ filename: "./data/shelter
 
 /** The HTTP API for partners, as a web handler on the application's store. */
 export const partnerApi = (
-  services: Layer.Layer<HttpAdapter.Requirements, StoreError.StoreError>,
+  services: Layer.Layer<RequestHandler.Requirements, StoreError.StoreError>,
   memoMap: Layer.MemoMap
 ) => WebHandler.make(services, { memoMap, accessLog: false })

@@ -21,20 +21,6 @@ import type { InvalidHttpReason } from "./ProtocolError.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestHandler from "./RequestHandler.js"
 
-/**
- * @since 1.0.0
- * @category models
- */
-export type Options = RequestHandler.Options
-
-/**
- * The services the API needs: core's guarded and trusted operations.
- *
- * @since 1.0.0
- * @category models
- */
-export type Requirements = RequestHandler.Requirements
-
 const fromServerRequest = (
   request: HttpServerRequest.HttpServerRequest,
   localOrigin: () => string | undefined
@@ -69,7 +55,9 @@ const repeatedOfServerRequest = (request: HttpServerRequest.HttpServerRequest): 
  * @since 1.0.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<never, never, HttpServer.HttpServer | Requirements> =>
+export const layer = (
+  options?: RequestHandler.Options
+): Layer.Layer<never, never, HttpServer.HttpServer | RequestHandler.Requirements> =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const { handle, reject } = yield* RequestHandler.makeHandlers(options)

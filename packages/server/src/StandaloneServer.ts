@@ -19,7 +19,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { LogLevel, Redacted } from "effect"
 import { Effect, Layer, Logger, RuntimeFlags, RuntimeFlagsPatch } from "effect"
-import { HttpAdapter, NodeListeners, NodeServer, PetsApi } from "@animal-store/http-adapter"
+import { NodeListeners, NodeServer, PetsApi, RequestHandler } from "@animal-store/http-adapter"
 import * as KeyProvisioning from "./KeyProvisioning.js"
 import * as StoreLocation from "./StoreLocation.js"
 
@@ -27,7 +27,7 @@ import * as StoreLocation from "./StoreLocation.js"
  * @since 1.0.0
  * @category models
  */
-export interface Options extends HttpAdapter.Options {
+export interface Options extends RequestHandler.Options {
   readonly host: string
   readonly port: number
   readonly store: StoreLocation.StoreLocation
@@ -110,8 +110,8 @@ const withoutRuntimeMetrics = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.
  * @category layers
  */
 export const layerHttp = (
-  options: Pick<Options, "host" | "port" | "limits" | keyof HttpAdapter.Options>
-): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, HttpAdapter.Requirements> =>
+  options: Pick<Options, "host" | "port" | "limits" | keyof RequestHandler.Options>
+): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, RequestHandler.Requirements> =>
   Layer.scoped(
     HttpServer.HttpServer,
     Effect.gen(function*() {

@@ -17,7 +17,6 @@ describe("RateLimitRow", () => {
     fc.assert(fc.property(fc.string(), states, (subject, state) => {
       const counters = RateLimitRow.countersOf(state)
       expect(counters).toHaveLength(RateLimitRow.counterColumns.length)
-      expect(RateLimitRow.columns.split(", ")).toEqual(["subject", ...RateLimitRow.counterColumns])
       expect(RateLimitRow.toState([subject, ...counters])).toEqual(state)
       expect(RateLimitRow.toState([subject, ...counters.map(String)])).toEqual(state)
     }))
@@ -26,6 +25,7 @@ describe("RateLimitRow", () => {
   it("the counters follow the order of the columns", () => {
     const state = { minuteStart: 1, minuteCount: 2, dayStart: 3, dayCount: 4, refusedCount: 5, bannedUntil: 6 }
     expect(RateLimitRow.counterColumns).toEqual(["minute_start", "minute_count", "day_start", "day_count", "refused_count", "banned_until"])
+    expect(RateLimitRow.columns.split(", ")).toEqual(["subject", ...RateLimitRow.counterColumns])
     expect(RateLimitRow.countersOf(state)).toEqual([1, 2, 3, 4, 5, 6])
   })
 

@@ -1,7 +1,7 @@
 // A TypeScript host on its own effect: composes the layers and runs the operations.
 import { AccessConfig, AnimalStore, PetInput, PetOperations } from "@animal-store/core"
 import type { Pet } from "@animal-store/core"
-import { HttpAdapter, RequestHandler } from "@animal-store/http-adapter"
+import { RequestHandler } from "@animal-store/http-adapter"
 import { MemoryStore } from "@animal-store/memory-store"
 import { StandaloneServer } from "@animal-store/server"
 import { SqliteStore } from "@animal-store/sqlite-store"
@@ -32,7 +32,7 @@ const program: Effect.Effect<ReadonlyArray<Pet.Pet>, unknown, AnimalStore.Servic
 
 const options: StandaloneServer.Options = { host: "127.0.0.1", port: 0, store: { _tag: "Memory" } }
 export const layers = [services(MemoryStore.layer), services(SqliteStore.layer({ filename: ":memory:" }))] as const
-export const handlerOptions: HttpAdapter.Options = { accessLog: false }
+export const handlerOptions: RequestHandler.Options = { accessLog: false }
 export { options }
 
 Effect.runPromise(Effect.provide(program, layers[0])).then((pets) => console.log(JSON.stringify(pets)))

@@ -9,7 +9,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import * as HttpAdapter from "../../src/HttpAdapter.js"
+import type * as RequestHandler from "../../src/RequestHandler.js"
 import * as NodeListeners from "../../src/NodeListeners.js"
 import * as NodeServer from "../../src/NodeServer.js"
 import * as OpenApiDocument from "../../src/OpenApiDocument.js"
@@ -46,7 +46,7 @@ export interface TestServer {
 export interface TestServerOptions {
   readonly ports: Layer.Layer<AnimalStore.StorePorts, unknown>
   readonly access?: Partial<AccessConfig.AccessSettings>
-  readonly adapter?: HttpAdapter.Options
+  readonly adapter?: RequestHandler.Options
   readonly limits?: Partial<NodeServer.ServerLimits>
 }
 
