@@ -1,10 +1,13 @@
 /**
  * A subject's `RateLimitState` as the SQL stores keep it: one row of its
- * subject and six integer counters.
+ * subject and six integer counters; and the calls they count together.
  *
  * @since 1.0.0
  */
 import type { RateLimitStore } from "@animal-store/core"
+import { Exit } from "effect"
+
+type State = RateLimitStore.RateLimitState
 
 /**
  * The counter columns, in the order of a row's counters.
@@ -59,4 +62,31 @@ export const countersOf = (state: RateLimitStore.RateLimitState): ReadonlyArray<
     if (!Number.isSafeInteger(counter)) throw new Error(`A rate-limit counter must be a safe integer, got ${counter}`)
   }
   return counters
+}
+
+/**
+ * Counts calls of `modify` made together, in order, each rule on the state the calls before it left
+ * its subject in (`stored` at first): each call's exit (a rule that throws is a defect of its call
+ * alone, and changes nothing) and each subject's last state.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const countInOrder = (
+  calls: ReadonlyArray<{ readonly subject: string; readonly f: (state: State | undefined) => readonly [unknown, State] }>,
+  stored: ReadonlyMap<string, State | undefined>
+): { readonly exits: ReadonlyArray<Exit.Exit<unknown>>; readonly states: ReadonlyMap<string, State | undefined> } => {
+  const states = new Map<string, State | undefined>()
+  const exits = calls.map(({ f, subject }): Exit.Exit<unknown> => {
+    const state = states.has(subject) ? states.get(subject) : stored.get(subject)
+    states.set(subject, state)
+    try {
+      const [result, next] = f(state)
+      states.set(subject, next)
+      return Exit.succeed(result)
+    } catch (defect) {
+      return Exit.die(defect)
+    }
+  })
+  return { exits, states }
 }

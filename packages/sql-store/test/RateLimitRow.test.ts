@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Exit } from "effect"
 import * as fc from "effect/FastCheck"
 import { RateLimitRow } from "../src/index.js"
 
@@ -34,4 +35,40 @@ describe("RateLimitRow", () => {
       expect(() => RateLimitRow.countersOf({ ...state, dayCount: bad })).toThrow(/safe integer/)
     }))
   })
+
+  it("calls counted together run in order, each on the state the calls before it left its subject in; one that throws changes nothing", () => {
+    const subjects = fc.constantFrom("key:a", "key:b", "addr:c")
+    const calls = fc.array(fc.record({ subject: subjects, add: fc.integer({ min: -1, max: 5 }) }), { maxLength: 30 })
+    fc.assert(fc.property(calls, fc.dictionary(subjects, states), (made, stored) => {
+      const { exits, states: last } = RateLimitRow.countInOrder(
+        made.map(({ add, subject }) => ({
+          subject,
+          f: (state) => {
+            // -1 stands for a rule with a bug: it throws.
+            if (add === -1) throw new Error("a bug in the rule")
+            const minuteCount = (state?.minuteCount ?? 0) + add
+            return [minuteCount, { ...(state ?? zero), minuteCount }]
+          }
+        })),
+        new Map(Object.entries(stored))
+      )
+      // The same calls one at a time.
+      const expected = new Map<string, typeof zero | undefined>()
+      made.forEach(({ add, subject }, i) => {
+        const state = expected.has(subject) ? expected.get(subject) : stored[subject]
+        expected.set(subject, state)
+        if (add === -1) {
+          expect(Exit.isFailure(exits[i]!) && exits[i].cause._tag).toBe("Die")
+          return
+        }
+        const minuteCount = (state?.minuteCount ?? 0) + add
+        expect(exits[i]).toEqual(Exit.succeed(minuteCount))
+        expected.set(subject, { ...(state ?? zero), minuteCount })
+      })
+      expect(exits).toHaveLength(made.length)
+      expect(new Map(last)).toEqual(expected)
+    }))
+  })
 })
+
+const zero = { minuteStart: 0, minuteCount: 0, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0 }

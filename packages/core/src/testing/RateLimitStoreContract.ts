@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { Layer } from "effect"
-import { Effect } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import * as fc from "effect/FastCheck"
 import type { RateLimitState } from "../RateLimitStore.js"
 import { RateLimitStore } from "../RateLimitStore.js"
@@ -52,7 +52,8 @@ export const countCall = (state: RateLimitState | undefined): readonly [number, 
  * independent; states round-trip exactly; `get` reads the last stored state
  * (`undefined` when none) and writes nothing; and concurrent `modify`s of one
  * subject are atomic: N fibers consuming one window at once, through the
- * real rate-limit rule, accept exactly the limit.
+ * real rate-limit rule, accept exactly the limit; and a rule that throws
+ * fails its own call alone.
  *
  * `layer` is built once per test (and once per property run), and every build
  * must give an empty store of its own.
@@ -152,6 +153,21 @@ export const testRateLimitStore = (name: string, layer: Layer.Layer<RateLimitSto
         }).pipe(Effect.provide(layer)),
       { fastCheck: { numRuns: 25 } }
     )
+
+    it.effect("a rule that throws is a defect of its call alone: the calls made with it count as if it had not been made", () =>
+      Effect.gen(function*() {
+        const store = yield* RateLimitStore
+        const throwing = store.modify("key:key_a", () => {
+          throw new Error("a bug in the rule")
+        })
+        const counting = store.modify("key:key_a", countCall)
+        const exits = yield* Effect.all([counting, throwing, counting, throwing, counting].map(Effect.exit), {
+          concurrency: "unbounded"
+        })
+        expect(exits.filter(Exit.isSuccess).map((exit) => exit.value).sort()).toEqual([1, 2, 3])
+        expect(exits.filter((exit) => Exit.isFailure(exit) && Cause.isDie(exit.cause))).toHaveLength(2)
+        expect((yield* store.get("key:key_a"))?.minuteCount).toBe(3)
+      }).pipe(Effect.provide(layer)))
 
     it.effect("concurrent bursts on different subjects each accept exactly their limit", () =>
       Effect.gen(function*() {

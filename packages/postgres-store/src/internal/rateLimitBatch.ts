@@ -7,7 +7,7 @@
 import type { RateLimitStore, StoreError } from "@animal-store/core"
 import { RateLimitRow } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Runtime } from "effect"
+import { Cause, Effect, Option, Runtime } from "effect"
 import type { RateLimitRows } from "./rateLimitRows.js"
 import { stateOf, valuesOf } from "./rateLimitRows.js"
 import { mapStoreError } from "./storeError.js"
@@ -69,49 +69,38 @@ export const make = (
 
     const runBatch = (batch: ReadonlyArray<Call>): Effect.Effect<void> => {
       const subjects = [...new Set(batch.map((call) => call.subject))].sort()
-      const next = new Map<string, State | undefined>()
-      const results: Array<unknown> = []
       const forget = () => subjects.forEach((subject) => states.delete(subject))
       return read(subjects.filter((subject) => !states.has(subject))).pipe(
         Effect.flatMap(() => {
-          for (const call of batch) {
-            const [result, state] = call.f(next.has(call.subject) ? next.get(call.subject) : states.get(call.subject))
-            results.push(result)
-            next.set(call.subject, state)
-          }
+          const counted = RateLimitRow.countInOrder(batch, states)
           const columns: Array<Array<unknown>> = [subjects, ...names.flatMap(() => [[], []])]
           for (const subject of subjects) {
-            const [before, after] = [valuesOf(states.get(subject)), valuesOf(next.get(subject))]
+            const [before, after] = [valuesOf(states.get(subject)), valuesOf(counted.states.get(subject))]
             for (let c = 0; c < names.length; c++) {
               columns[1 + c]!.push(before[c])
               columns[1 + names.length + c]!.push(after[c])
             }
           }
-          return db.sql.unsafe(writeSql, columns).values as unknown as Effect.Effect<ReadonlyArray<readonly [string]>, SqlError>
+          const write = db.sql.unsafe(writeSql, columns).values as unknown as Effect.Effect<ReadonlyArray<readonly [string]>, SqlError>
+          return Effect.map(write, (returned) => ({ counted, written: new Set(returned.map((row) => row[0])) }))
         }),
-        Effect.map((returned) => {
-          const written = new Set(returned.map((row) => row[0]))
+        Effect.map(({ counted, written }) => {
           for (const subject of subjects) {
-            if (written.has(subject)) states.set(subject, next.get(subject))
+            if (written.has(subject)) states.set(subject, counted.states.get(subject))
             else states.delete(subject)
           }
           const again: Array<Call> = []
           batch.forEach((call, i) => {
-            if (written.has(call.subject)) call.resume(Effect.succeed(results[i]))
+            if (written.has(call.subject)) call.resume(counted.exits[i]!)
             else again.push(call)
           })
           if (again.length > 0) queue = [...again, ...queue]
         }),
-        Effect.catchAll((error) => {
-          forget()
-          if (isRetryable(error)) queue = [...batch, ...queue]
-          else batch.forEach((call) => call.resume(Effect.fail(error).pipe(mapStoreError("Counting a request"))))
-          return Effect.void
-        }),
-        Effect.catchAllDefect((defect) =>
+        Effect.catchAllCause((cause) =>
           Effect.sync(() => {
             forget()
-            batch.forEach((call) => call.resume(Effect.die(defect)))
+            if (Option.exists(Cause.failureOption(cause), isRetryable)) queue = [...batch, ...queue]
+            else batch.forEach((call) => call.resume(mapStoreError("Counting a request")(Effect.failCause(cause))))
           })
         )
       )

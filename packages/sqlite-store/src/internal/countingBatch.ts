@@ -5,8 +5,9 @@
  * @internal
  */
 import type { RateLimitStore, StoreError } from "@animal-store/core"
+import { RateLimitRow } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Exit, Runtime } from "effect"
+import { Effect, Runtime } from "effect"
 import type { Connection, GroupCommit } from "./groupCommit.js"
 
 type State = RateLimitStore.RateLimitState
@@ -26,26 +27,13 @@ interface Call {
   readonly resume: (effect: Effect.Effect<unknown, StoreError.StoreError>) => void
 }
 
-/** Runs `calls` on `connection`: their results, in order. */
-const count = (connection: Connection, calls: ReadonlyArray<Call>, rows: Rows) => {
-  const states = new Map<string, State | undefined>()
-  for (const { subject } of calls) states.set(subject, undefined)
-  return Effect.flatMap(rows.read(connection, Array.from(states.keys())), (found) => {
-    for (const [subject, state] of found) states.set(subject, state)
-    const results = calls.map(({ f, subject }): Exit.Exit<unknown> => {
-      try {
-        const [result, next] = f(states.get(subject))
-        states.set(subject, next)
-        return Exit.succeed(result)
-      } catch (defect) {
-        // A rule that throws is a defect of its call alone.
-        return Exit.die(defect)
-      }
-    })
+/** Runs `calls` on `connection`: their exits, in order. */
+const count = (connection: Connection, calls: ReadonlyArray<Call>, rows: Rows) =>
+  Effect.flatMap(rows.read(connection, [...new Set(calls.map((call) => call.subject))]), (found) => {
+    const { exits, states } = RateLimitRow.countInOrder(calls, new Map(found))
     const written = Array.from(states).filter((entry): entry is [string, State] => entry[1] !== undefined)
-    return Effect.as(written.length === 0 ? Effect.void : rows.write(connection, written), results)
+    return Effect.as(written.length === 0 ? Effect.void : rows.write(connection, written), exits)
   })
-}
 
 /** @internal */
 export const make = (
