@@ -15,7 +15,7 @@ import { Effect, Layer, Option } from "effect"
 import { Readable } from "node:stream"
 import * as ClientAddress from "./ClientAddress.js"
 import type * as HttpExchange from "./HttpExchange.js"
-import { localOriginOf, pathAndQuery } from "./internal/hostRequest.js"
+import { answer, localOriginOf, pathAndQuery } from "./internal/hostRequest.js"
 import * as WireRules from "./internal/wireRules.js"
 import type { InvalidHttpReason } from "./ProtocolError.js"
 import * as RequestBody from "./RequestBody.js"
@@ -60,7 +60,7 @@ export const layer = (
 ): Layer.Layer<never, never, HttpServer.HttpServer | RequestHandler.Requirements> =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
-      const { handle, reject } = yield* RequestHandler.makeHandlers(options)
+      const handlers = yield* RequestHandler.makeHandlers(options)
       const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
       const { address } = yield* HttpServer.HttpServer
       const origin = address._tag === "TcpAddress"
@@ -69,11 +69,8 @@ export const layer = (
       return HttpServer.serve(
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
           const exchange = fromServerRequest(request, origin)
-          const repeated = repeatedOfServerRequest(request)
           return Effect.map(
-            repeated === undefined
-              ? handle(exchange)
-              : reject({ remoteAddress: clientAddressOf(exchange), reason: repeated }),
+            answer(handlers, clientAddressOf, exchange, repeatedOfServerRequest(request)),
             (response) =>
               HttpServerResponse.raw(request.method === "HEAD" ? "" : response.body, {
                 status: response.status,

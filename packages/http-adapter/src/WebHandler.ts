@@ -6,11 +6,11 @@
  * @since 1.0.0
  */
 import type { Layer } from "effect"
-import { ManagedRuntime } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import * as ClientAddress from "./ClientAddress.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import type * as HttpExchange from "./HttpExchange.js"
-import { pathAndQuery } from "./internal/hostRequest.js"
+import { answer, pathAndQuery } from "./internal/hostRequest.js"
 import * as WireRules from "./internal/wireRules.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestHandler from "./RequestHandler.js"
@@ -64,15 +64,16 @@ export const make = <E>(
   options?: RequestHandler.Options & { readonly memoMap?: Layer.MemoMap | undefined }
 ): WebHandler => {
   const runtime = ManagedRuntime.make(services, options?.memoMap)
-  let built:
-    | Promise<{ readonly handle: RequestHandler.RequestHandler; readonly reject: RequestHandler.RejectionHandler }>
-    | undefined
-  let clientAddressOf: ReturnType<typeof ClientAddress.make> | undefined
+  const build = Effect.map(RequestHandler.makeHandlers(options), (handlers) => ({
+    handlers,
+    clientAddressOf: ClientAddress.make(options?.trustedProxies ?? [])
+  }))
+  let built: Promise<Effect.Effect.Success<typeof build>> | undefined
   return {
     handler: async (request, client) => {
       try {
-        built ??= runtime.runPromise(RequestHandler.makeHandlers(options))
-        const { handle, reject } = await built
+        built ??= runtime.runPromise(build)
+        const { clientAddressOf, handlers } = await built
         const exchange: HttpExchange.Request = {
           method: request.method,
           url: pathAndQuery(request.url),
@@ -81,16 +82,8 @@ export const make = <E>(
           localOrigin: () => URL.canParse(request.url) ? new URL(request.url).origin : undefined,
           body: RequestBody.fromWeb(request.body)
         }
-        const repeated = WireRules.repeatedInMerged(exchange.headers)
-        if (repeated !== undefined) clientAddressOf ??= ClientAddress.make(options?.trustedProxies ?? [])
-        return toWeb(
-          await runtime.runPromise(
-            repeated === undefined
-              ? handle(exchange)
-              : reject({ remoteAddress: clientAddressOf!(exchange), reason: repeated })
-          ),
-          request.method
-        )
+        const response = answer(handlers, clientAddressOf, exchange, WireRules.repeatedInMerged(exchange.headers))
+        return toWeb(await runtime.runPromise(response), request.method)
       } catch {
         return toWeb(ErrorResponse.internalError, request.method)
       }

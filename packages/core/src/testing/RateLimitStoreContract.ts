@@ -164,7 +164,7 @@ export const testRateLimitStore = (name: string, layer: Layer.Layer<RateLimitSto
         const exits = yield* Effect.all([counting, throwing, counting, throwing, counting].map(Effect.exit), {
           concurrency: "unbounded"
         })
-        expect(exits.filter(Exit.isSuccess).map((exit) => exit.value).sort()).toEqual([1, 2, 3])
+        expect(exits.filter(Exit.isSuccess).map((exit) => exit.value as number).sort((a, b) => a - b)).toEqual([1, 2, 3])
         expect(exits.filter((exit) => Exit.isFailure(exit) && Cause.isDie(exit.cause))).toHaveLength(2)
         expect((yield* store.get("key:key_a"))?.minuteCount).toBe(3)
       }).pipe(Effect.provide(layer)))

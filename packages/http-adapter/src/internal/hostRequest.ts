@@ -1,9 +1,14 @@
 /**
- * What the host bindings read of a request alike: its path and query, and the
- * origin of the connection's local end.
+ * What the host bindings do with a request alike: read its path and query and
+ * the origin of the connection's local end, and answer it (or refuse it, when
+ * a header is repeated).
  *
  * @internal
  */
+import type { Effect } from "effect"
+import type * as HttpExchange from "../HttpExchange.js"
+import type { InvalidHttpReason } from "../ProtocolError.js"
+import type * as RequestHandler from "../RequestHandler.js"
 
 /** `http://host:port` of the local end of a connection. */
 export const localOriginOf = (socket: { readonly localAddress?: string | undefined; readonly localPort?: number | undefined }) =>
@@ -25,3 +30,13 @@ export const pathAndQuery = (url: string): string => {
   return parsed.pathname + parsed.search
 }
 
+/** The request's response: refused (400) in its client address's bucket when a header is `repeated`, else handled. */
+export const answer = (
+  handlers: { readonly handle: RequestHandler.RequestHandler; readonly reject: RequestHandler.RejectionHandler },
+  clientAddressOf: (request: HttpExchange.Request) => string,
+  exchange: HttpExchange.Request,
+  repeated: InvalidHttpReason | undefined
+): Effect.Effect<HttpExchange.Response> =>
+  repeated === undefined
+    ? handlers.handle(exchange)
+    : handlers.reject({ remoteAddress: clientAddressOf(exchange), reason: repeated })

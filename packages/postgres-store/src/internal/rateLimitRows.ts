@@ -22,7 +22,7 @@ export const stateOf = (row: Row): State | undefined =>
 
 /** The counters of `state` in the order of `RateLimitRow.counterColumns`; NULLs for no state. */
 export const valuesOf = (state: State | undefined): ReadonlyArray<number | null> =>
-  state === undefined ? [null, null, null, null, null, null] : RateLimitRow.countersOf(state)
+  state === undefined ? RateLimitRow.counterColumns.map(() => null) : RateLimitRow.countersOf(state)
 
 /** The rows of one database's `rate_limits` table. */
 export interface RateLimitRows {

@@ -26,7 +26,7 @@ const { columns, countersOf, toState } = RateLimitRow
 const selectSql = `SELECT ${columns} FROM rate_limits WHERE subject IN (SELECT value FROM json_each(?))`
 // The rows of a JSON array of them.
 const upsertSql = `INSERT INTO rate_limits (${columns})
-  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6
+  SELECT ${columns.split(", ").map((_, i) => `value ->> ${i}`).join(", ")}
   FROM json_each(?) WHERE true
   ON CONFLICT (subject) DO UPDATE SET ${RateLimitRow.counterColumns.map((c) => `${c} = excluded.${c}`).join(", ")}`
 
