@@ -11,7 +11,7 @@ import { SqlStoreMigrations } from "@animal-store/sql-store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
-import { immediate } from "./internal/groupCommit.js"
+import { immediate } from "./internal/immediate.js"
 import { classifier, mapStoreError } from "./internal/storeError.js"
 
 /**

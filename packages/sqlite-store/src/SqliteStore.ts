@@ -1,7 +1,8 @@
 /**
  * Every storage port of Animal Store on one SQLite database file, through
  * `@effect/sql-sqlite-node`'s `SqliteClient`: the embedded default of the
- * standalone server. A port call ends once what it wrote is committed.
+ * standalone server. A port call ends once what it wrote is committed: each
+ * write is one short transaction, run in the caller's turn.
  *
  * @since 1.0.0
  */
@@ -13,7 +14,7 @@ import type { ConfigError, Scope } from "effect"
 import { Config, Context, Effect, Either, Layer } from "effect"
 import * as ApiKeyStore from "./internal/apiKeyStore.js"
 import * as Client from "./internal/client.js"
-import * as GroupCommit from "./internal/groupCommit.js"
+import * as Database from "./internal/database.js"
 import * as IdempotencyStore from "./internal/idempotencyStore.js"
 import * as PetRepository from "./internal/petRepository.js"
 import * as RateLimitStore from "./internal/rateLimitStore.js"
@@ -89,7 +90,7 @@ export const layerPorts: Layer.Layer<
 > = SqlStore
   .layer({
     ports: Layer.mergeAll(PetRepository.layer, ApiKeyStore.layer, RateLimitStore.layer, IdempotencyStore.layer).pipe(
-      Layer.provide(Layer.scoped(GroupCommit.GroupCommit, Effect.flatMap(SqliteClient.SqliteClient, GroupCommit.make)))
+      Layer.provide(Layer.scoped(Database.Database, Effect.flatMap(SqliteClient.SqliteClient, Database.make)))
     ),
     classifier,
     name: "SqliteStore"

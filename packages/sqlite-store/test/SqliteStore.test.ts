@@ -9,7 +9,7 @@ import { Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Lay
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqliteMigrations, SqliteStore } from "../src/index.js"
-import * as GroupCommit from "../src/internal/groupCommit.js"
+import * as Database from "../src/internal/database.js"
 import * as IdempotencyStoreSqlite from "../src/internal/idempotencyStore.js"
 import * as PetRepositorySqlite from "../src/internal/petRepository.js"
 import * as RateLimitStoreSqlite from "../src/internal/rateLimitStore.js"
@@ -24,31 +24,22 @@ const clientLayer = SqliteStore.layerClient
 const storeLayer = (options: SqliteStore.Options) =>
   Layer.provideMerge(SqliteStore.layerPorts, clientLayer(options))
 
-/** The ports that write, with their group commit, on the client of `options`. */
-const groupCommitLayer = (options: SqliteStore.Options) =>
+/** The ports that write, with their `Database`, on the client of `options`. */
+const databaseLayer = (options: SqliteStore.Options) =>
   Layer.mergeAll(PetRepositorySqlite.layer, IdempotencyStoreSqlite.layer, RateLimitStoreSqlite.layer).pipe(
-    Layer.provideMerge(Layer.scoped(GroupCommit.GroupCommit, Effect.flatMap(SqlClient.SqlClient, GroupCommit.make))),
+    Layer.provideMerge(Layer.scoped(Database.Database, Effect.flatMap(SqliteClient.SqliteClient, Database.make))),
     Layer.provideMerge(clientLayer(options))
   )
 
 /** An unmigrated client of `filename`. */
 const bareClient = (filename: string) => SqliteClient.layer({ filename })
 
-/** A write whose statement passes and whose transaction's commit fails: it breaks a deferred foreign key. */
-const breakingCommit = Effect.flatMap(GroupCommit.GroupCommit, (database) =>
-  database.write("Breaking the commit", (connection) => GroupCommit.run(connection, "INSERT INTO child (parent_id) VALUES (42)")))
-
-/** Tables that let `breakingCommit` fail its transaction's commit. */
-const deferredForeignKey = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.all([
-    sql`PRAGMA foreign_keys = ON`,
-    sql`CREATE TABLE parent (id INTEGER PRIMARY KEY)`,
-    sql`CREATE TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`
-  ], { discard: true }))
-
-/** A write that SQLite refuses at its statement. */
-const writeNowhere = Effect.flatMap(GroupCommit.GroupCommit, (database) =>
-  database.write("Writing nowhere", (connection) => GroupCommit.run(connection, "INSERT INTO no_such_table VALUES (1)")))
+/** A write that stores an animal, then one that SQLite refuses at its statement: the call fails. */
+const writeNowhere = Effect.flatMap(Database.Database, (database) =>
+  database.write("Writing nowhere", (statements) => {
+    statements.run("INSERT INTO pets (name, category_id, status) VALUES ('lost', 1, 'sold')")
+    return statements.run("INSERT INTO no_such_table VALUES (1)")
+  }))
 
 /** Runs `effects` at once (one turn of the event loop, so one transaction): their exits. */
 const inOneTurn = <R>(effects: ReadonlyArray<Effect.Effect<unknown, StoreError.StoreError, R>>) =>
@@ -266,22 +257,23 @@ describe("SqliteStore", () => {
   it.scoped("a keyed create whose commit failed is read again: another connection's record under the same id is found", () =>
     Effect.gen(function*() {
       const filename = Path.join(yield* tempFolder, "store.db")
-      const a = yield* Layer.build(groupCommitLayer({ filename }))
+      const a = yield* Layer.build(SqliteStore.layer({ filename }))
       const b = yield* Layer.build(SqliteStore.layer({ filename }))
-      yield* Effect.provide(deferredForeignKey, a)
       const now = Date.UTC(2026, 0, 1)
       const rex = { name: "Rex", categoryId: 3, status: "sold" } as Pet.NewPet
       const create = (key: string) =>
         Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
           store.createPet({ scope: "s", key, pet: rex, now, decide: Idempotency.decide(Idempotency.fingerprint(rex), now) }))
       expect((yield* create("first").pipe(Effect.provide(a)))._tag).toBe("Created")
-      // A keyed create and a write breaking the commit in one transaction: it is rolled back.
-      const [created, broken] = yield* inOneTurn<IdempotencyStore.IdempotencyStore | GroupCommit.GroupCommit>([create("rolled-back"), breakingCommit]).pipe(Effect.provide(a))
-      expect(created).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", message: expect.stringContaining("Committing") })))
-      expect(Exit.isFailure(broken!)).toBe(true)
+      // The file moved away while the create runs: its commit is refused, it is rolled back.
+      Fs.renameSync(filename, `${filename}.moved`)
+      const created = yield* Effect.exit(create("rolled-back").pipe(Effect.provide(a)))
+      Fs.renameSync(`${filename}.moved`, filename)
+      expect(created).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", message: expect.stringContaining("no longer the file") })))
       // The other connection appends a record under the id the rolled back one had.
       const fromB = yield* create("from-b").pipe(Effect.provide(b))
       if (fromB._tag !== "Created") return expect.fail(`expected Created, got ${fromB._tag}`)
+      expect(fromB.pet.id).toBe(2)
       // A retry through the first connection replays it: no second animal.
       expect(yield* create("from-b").pipe(Effect.provide(a))).toEqual({ _tag: "Replayed", pet: fromB.pet })
       // The rolled back key was never stored, and both connections agree.
@@ -289,56 +281,55 @@ describe("SqliteStore", () => {
       expect((yield* create("rolled-back").pipe(Effect.provide(a)))._tag).toBe("Replayed")
     }))
 
-  it.scoped("writes of one turn commit together: each gets its own result after the commit, a failing write fails alone, a failing commit fails all and stores none", () =>
+  it.scoped("each write is committed when its call completes, in the caller's turn; a failing write fails alone and stores nothing", () =>
     Effect.gen(function*() {
       const filename = yield* tempDatabase
-      const context = yield* Layer.build(groupCommitLayer({ filename }))
+      const context = yield* Layer.build(databaseLayer({ filename }))
       const other = open(filename)
       yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
       yield* Effect.gen(function*() {
         const seenByOther = () => (other.prepare("SELECT count(*) AS n FROM pets").get() as { n: number }).n
-        yield* deferredForeignKey
         const pets = yield* PetRepository.PetRepository
         const insert = (name: string) =>
           Effect.map(pets.insert({ ...newPet, name }), (pet) => ({ id: pet.id, seenByOther: seenByOther() }))
 
         const stored = yield* inOneTurn([insert("a"), insert("b"), insert("c")])
-        expect(stored).toEqual([1, 2, 3].map((id) => Exit.succeed({ id, seenByOther: 3 })))
+        expect(stored).toEqual([1, 2, 3].map((id) => Exit.succeed({ id, seenByOther: id })))
 
         const [d, nowhere, e] = yield* inOneTurn([insert("d"), writeNowhere, insert("e")])
-        expect(d).toEqual(Exit.succeed({ id: 4, seenByOther: 5 }))
+        expect(d).toEqual(Exit.succeed({ id: 4, seenByOther: 4 }))
         expect(nowhere).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", message: expect.stringContaining("Writing nowhere") })))
         expect(e).toEqual(Exit.succeed({ id: 5, seenByOther: 5 }))
-
-        const failed = yield* inOneTurn([insert("f"), breakingCommit, insert("g")])
-        for (const exit of failed) {
-          expect(exit).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", message: expect.stringContaining("Committing") })))
-        }
-        expect(seenByOther()).toBe(5)
-        expect(yield* insert("h")).toEqual({ id: 6, seenByOther: 6 })
+        expect((yield* pets.list({ limit: 10 })).map((pet) => pet.name)).toEqual(["a", "b", "c", "d", "e"])
       }).pipe(Effect.provide(context))
     }))
 
-  it.scoped("calls of one transaction count one subject in the order they came; a failed commit keeps none of them", () =>
+  it.scoped("counts of one subject run in the order they came, each committed when it completes; a rule that throws is a defect of its call alone", () =>
     Effect.gen(function*() {
-      yield* deferredForeignKey
-      const limits = yield* RateLimitStore.RateLimitStore
-      /** Counts one request of `addr:x`: the count it found. */
-      const count = limits.modify("addr:x", (state) => {
-        const found = state?.minuteCount ?? 0
-        return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0 }]
-      })
-      expect(yield* inOneTurn([count, count, count])).toEqual([Exit.succeed(0), Exit.succeed(1), Exit.succeed(2)])
-      const failed = yield* inOneTurn([count, breakingCommit])
-      expect(failed.every(Exit.isFailure)).toBe(true)
-      // A rule that throws is a defect of its call alone.
-      const throwing = limits.modify("addr:x", () => {
-        throw new Error("a bug in the rule")
-      })
-      const [before, thrown, after] = yield* inOneTurn([count, throwing, count])
-      expect([before, after]).toEqual([Exit.succeed(3), Exit.succeed(4)])
-      expect(Exit.isFailure(thrown!) && thrown.cause._tag).toBe("Die")
-    }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(tempDatabase, (filename) => groupCommitLayer({ filename }))))))
+      const filename = yield* tempDatabase
+      const context = yield* Layer.build(databaseLayer({ filename }))
+      const other = open(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      const stored = () => (other.prepare("SELECT minute_count AS n FROM rate_limits WHERE subject = 'key:x'").get() as { n: number }).n
+      yield* Effect.gen(function*() {
+        const limits = yield* RateLimitStore.RateLimitStore
+        /** Counts one request of `key:x`: the count it found, and the count stored once it completed. */
+        const count = Effect.map(
+          limits.modify("key:x", (state) => {
+            const found = state?.minuteCount ?? 0
+            return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0 }]
+          }),
+          (found) => [found, stored()]
+        )
+        expect(yield* inOneTurn([count, count, count])).toEqual([Exit.succeed([0, 1]), Exit.succeed([1, 2]), Exit.succeed([2, 3])])
+        const throwing = limits.modify("key:x", () => {
+          throw new Error("a bug in the rule")
+        })
+        const [before, thrown, after] = yield* inOneTurn([count, throwing, count])
+        expect([before, after]).toEqual([Exit.succeed([3, 4]), Exit.succeed([4, 5])])
+        expect(Exit.isFailure(thrown!) && thrown.cause._tag).toBe("Die")
+      }).pipe(Effect.provide(context))
+    }))
 
   it.scoped("two connections counting one subject in turn count every call: a state one wrote is read again once the other committed", () =>
     Effect.gen(function*() {

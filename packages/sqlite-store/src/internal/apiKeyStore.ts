@@ -6,12 +6,12 @@
  *
  * @internal
  */
-import type { ApiKey } from "@animal-store/core"
 import { ApiKeyStore } from "@animal-store/core"
 import { ApiKeyRow } from "@animal-store/sql-store"
 import { Effect, Layer, Option } from "effect"
+import type { Statements } from "./database.js"
+import { Database } from "./database.js"
 import * as FoundKeys from "./foundKeys.js"
-import { GroupCommit, run, values } from "./groupCommit.js"
 
 const { columns, fromApiKey, toApiKey } = ApiKeyRow
 
@@ -22,47 +22,48 @@ const findByDigestSql = `SELECT ${columns} FROM api_keys WHERE digest = ?`
 const listSql = `SELECT ${columns} FROM api_keys ORDER BY created_at, rowid`
 const revokeSql = `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${columns}`
 
-const first = (rows: ReadonlyArray<ApiKeyRow.ApiKeyRow>) => Option.map(Option.fromNullable(rows[0]), toApiKey)
+const rowOf = (statements: Statements, digest: string) => statements.values<ApiKeyRow.ApiKeyRow>(findByDigestSql, digest)[0]
 
 /** @internal */
-export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, GroupCommit> = Effect.map(
-  GroupCommit,
+export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Database> = Effect.map(
+  Database,
   (database) => {
     const found = FoundKeys.make()
-    const readRow = (digest: string, keep: (key: ApiKey.ApiKey) => Option.Option<ApiKey.ApiKey>) =>
-      database.read("Reading an API key", (connection) =>
-        Effect.map(values<ApiKeyRow.ApiKeyRow>(connection, findByDigestSql, digest), (rows) =>
-          rows[0] === undefined ? Option.none() : keep(toApiKey(rows[0]))))
+    const readRow = (digest: string) =>
+      database.read("Reading an API key", (statements) => {
+        const row = rowOf(statements, digest)
+        return row === undefined ? Option.none() : Option.some(toApiKey(row))
+      })
     const findKept = (digest: string) =>
-      database.read("Reading an API key", (connection) =>
-        Effect.flatMap(found.get(connection, digest), (kept) => {
-          if (kept !== undefined) return Effect.succeed(kept)
-          const generation = found.generation()
-          return Effect.map(values<ApiKeyRow.ApiKeyRow>(connection, findByDigestSql, digest), (rows) =>
-            rows[0] === undefined ? Option.none() : found.keep(toApiKey(rows[0]), generation))
-        }))
+      database.read("Reading an API key", (statements) => {
+        const kept = found.get(statements, digest)
+        if (kept !== undefined) return kept
+        const generation = found.generation()
+        const row = rowOf(statements, digest)
+        return row === undefined ? Option.none() : found.keep(toApiKey(row), generation)
+      })
     return {
       insert: (key) =>
-        database.write("Storing an API key", (connection) =>
+        database.write("Storing an API key", (statements) => {
           // A row with this digest exists afterwards: the insert stored it or conflicted with it.
-          run(connection, insertSql, ...fromApiKey(key)).pipe(
-            Effect.zipRight(values<ApiKeyRow.ApiKeyRow>(connection, findByDigestSql, key.digest)),
-            Effect.map((rows) => toApiKey(rows[0]!))
-          )),
+          statements.run(insertSql, ...fromApiKey(key))
+          return toApiKey(rowOf(statements, key.digest)!)
+        }),
       // Inside a transaction, `data_version` is that of its start: the row is read.
       findByDigest: (digest) =>
-        Effect.flatMap(database.inTransaction, (inTransaction) => inTransaction ? readRow(digest, Option.some) : findKept(digest)),
-      list: database.read("Listing API keys", (connection) => Effect.map(values<ApiKeyRow.ApiKeyRow>(connection, listSql), (rows) => rows.map(toApiKey))),
+        Effect.flatMap(database.inTransaction, (inTransaction) => inTransaction ? readRow(digest) : findKept(digest)),
+      list: database.read("Listing API keys", (statements) => statements.values<ApiKeyRow.ApiKeyRow>(listSql).map(toApiKey)),
       revoke: (id, at) =>
-        database.write("Revoking an API key", (connection) =>
-          Effect.map(values<ApiKeyRow.ApiKeyRow>(connection, revokeSql, at.getTime(), id), (rows) => {
-            const key = first(rows)
-            if (Option.isSome(key)) found.forget(key.value.digest)
-            return key
-          }))
+        database.write("Revoking an API key", (statements) => {
+          const row = statements.values<ApiKeyRow.ApiKeyRow>(revokeSql, at.getTime(), id)[0]
+          if (row === undefined) return Option.none()
+          const key = toApiKey(row)
+          found.forget(key.digest)
+          return Option.some(key)
+        })
     }
   }
 )
 
 /** @internal */
-export const layer: Layer.Layer<ApiKeyStore.ApiKeyStore, never, GroupCommit> = Layer.effect(ApiKeyStore.ApiKeyStore, make)
+export const layer: Layer.Layer<ApiKeyStore.ApiKeyStore, never, Database> = Layer.effect(ApiKeyStore.ApiKeyStore, make)

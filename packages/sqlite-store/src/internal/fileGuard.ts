@@ -30,6 +30,11 @@ const returnedSpaceBytes = 256 * 1024
 export interface FileGuard {
   /** Fails while the files are not the ones opened (looked at now) or the disk is full: for readiness. */
   readonly check: Effect.Effect<void, StoreError.StoreError>
+  /**
+   * Looks at the `-shm` file now, before a statement would write to its mapping: the error that
+   * refuses the statement when it was made unwritable (the write would kill the process, SIGBUS).
+   */
+  readonly beforeUse: () => StoreError.StoreError | undefined
   /** Looks at the files now: the error that refuses the commit about to be acknowledged, if they changed. */
   readonly beforeCommit: () => StoreError.StoreError | undefined
   /** A write failed with `error`: notes a full disk. */
@@ -45,6 +50,7 @@ export const isWriteFault = (error: StoreError.StoreError): boolean =>
 
 const none: FileGuard = {
   check: Effect.void,
+  beforeUse: () => undefined,
   beforeCommit: () => undefined,
   failed: () => {},
   committed: () => {}
@@ -114,6 +120,7 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
   Effect.gen(function*() {
     const runSync = Runtime.runSync(yield* Effect.runtime<never>())
     const walPath = `${filename}-wal`
+    const shmPath = `${filename}-shm`
     const folder = Path.dirname(filename)
     const database = identityAt(filename)
     let wal = identityAt(walPath)
@@ -143,8 +150,8 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
     }
 
     const refresh = (shm: boolean): void => {
-      if (shm) shmUnwritable = isImmutable(`${filename}-shm`)
-      const problem = look() ?? (shmUnwritable ? `the shared-memory file "${filename}-shm" was made unwritable` : undefined)
+      if (shm) shmUnwritable = isImmutable(shmPath)
+      const problem = look() ?? (shmUnwritable ? `the shared-memory file "${shmPath}" was made unwritable` : undefined)
       if (problem !== undefined && changed === undefined) {
         runSync(Effect.logError(`SQLite store: writes refused until the file is restored or the server restarts: ${problem}`))
       } else if (problem === undefined && changed !== undefined) {
@@ -184,6 +191,11 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         }
         return Effect.void
       }),
+      beforeUse: () => {
+        const unwritable = isImmutable(shmPath)
+        if (unwritable !== shmUnwritable) refresh(true)
+        return unwritable ? changedError(`the shared-memory file "${shmPath}" was made unwritable`) : undefined
+      },
       beforeCommit: () => {
         refresh(false)
         return changed === undefined ? undefined : changedError(changed)

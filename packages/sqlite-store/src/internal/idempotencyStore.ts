@@ -1,6 +1,6 @@
 /**
  * `IdempotencyStore` on SQLite, in the `idempotency_keys` table beside
- * `pets`. A keyed create runs in the writer's `BEGIN IMMEDIATE` transaction:
+ * `pets`. A keyed create runs in one `BEGIN IMMEDIATE` transaction:
  * read the key's record, run the rule, and on `Create` purge a few expired
  * records, insert the animal and its record. The write lock is held from the
  * read on, so processes sharing the file serialize on it: a concurrent
@@ -19,10 +19,9 @@
 import type { Pet, StoreError } from "@animal-store/core"
 import { IdempotencyStore } from "@animal-store/core"
 import { SqlStore } from "@animal-store/sql-store"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Layer } from "effect"
-import type { Connection } from "./groupCommit.js"
-import { GroupCommit, run, values } from "./groupCommit.js"
+import type { Statements } from "./database.js"
+import { Database } from "./database.js"
 import * as KeyIndex from "./keyIndex.js"
 import { insertPet } from "./petSql.js"
 import type { PetRow } from "./rows.js"
@@ -39,6 +38,8 @@ type RecordRow = readonly [
   petStatus: Pet.PetStatus
 ]
 
+type AppendedRow = readonly [petId: number, scope: string, key: string, expiresAt: number]
+
 const selectSql = `SELECT r.scope, r.key, r.fingerprint, r.expires_at, p.id, p.name, p.category_id, p.status
   FROM idempotency_keys AS r JOIN pets AS p ON p.id = r.pet_id WHERE r.pet_id = ?`
 const insertRecordSql = `INSERT INTO idempotency_keys (pet_id, scope, key, fingerprint, expires_at) VALUES (?, ?, ?, ?, ?)`
@@ -54,17 +55,16 @@ const forgetPerCreate = 4
 /**
  * The records this process has read into its index. `committed` is the last
  * record read in a transaction that committed; `reading` the last one the
- * open transaction has seen, caught up once per transaction (no other
- * connection appends while it holds the write lock) and set back to
- * `committed` when it rolls back, as another process may then append other
- * records under the same ids.
+ * open transaction has seen, caught up at its start (no other connection
+ * appends while it holds the write lock) and set back to `committed` when
+ * it rolls back, as another process may then append other records under
+ * the same ids.
  */
 const makeKeys = () => {
   const index = KeyIndex.make()
   let committed = 0
   let reading = 0
-  let caughtUp = false
-  const add = (rows: ReadonlyArray<readonly [petId: number, scope: string, key: string, expiresAt: number]>, now: number) => {
+  const add = (rows: ReadonlyArray<AppendedRow>, now: number) => {
     for (const [petId, scope, key, expiresAt] of rows) {
       if (expiresAt > now) index.add(scope, key, petId, expiresAt)
       reading = petId
@@ -72,27 +72,21 @@ const makeKeys = () => {
   }
   return {
     /** Reads every live record of the file: when the store opens. */
-    load: (connection: Connection, now: number): Effect.Effect<void, SqlError> =>
-      Effect.map(values<readonly [number, string, string, number]>(connection, appendedSql, reading), (rows) => {
-        add(rows, now)
-        committed = reading
-      }),
-    /** Reads the records appended since the last one read, once per write transaction (inside it). */
-    catchUp: (connection: Connection, now: number): Effect.Effect<void, SqlError> =>
-      caughtUp ? Effect.void : Effect.map(values<readonly [number, string, string, number]>(connection, appendedSql, reading), (rows) => {
-        add(rows, now)
-        caughtUp = true
-      }),
+    load: (statements: Statements, now: number): void => {
+      add(statements.values<AppendedRow>(appendedSql, reading), now)
+      committed = reading
+    },
+    /** Reads the records appended since the last one read (inside the write transaction). */
+    catchUp: (statements: Statements, now: number): void => add(statements.values<AppendedRow>(appendedSql, reading), now),
     /** Adds the record this transaction just appended. */
     appended: (scope: string, key: string, petId: number, expiresAt: number): void => {
       index.add(scope, key, petId, expiresAt)
       reading = petId
     },
-    /** The end of the transaction the calls before ran in. */
+    /** The end of the transaction the call ran in. */
     end: (wasCommitted: boolean): void => {
       if (wasCommitted) committed = reading
       else reading = committed
-      caughtUp = false
     },
     find: index.find,
     forgetExpired: index.forgetExpired
@@ -106,24 +100,23 @@ const makeKeys = () => {
  */
 const makePurger = () => {
   let earliestExpiry = 0
-  const purge = (connection: Connection, now: number, limit: number): Effect.Effect<number, SqlError> =>
-    Effect.gen(function*() {
-      const head = yield* values<readonly [petId: number, expiresAt: number]>(connection, headSql, limit + 1)
-      let purged = 0
-      while (purged < limit && purged < head.length && head[purged]![1] <= now) {
-        yield* run(connection, deleteSql, head[purged]![0])
-        purged++
-      }
-      // What is left at the head: nothing, more expired records than `limit` allowed, or the earliest live one.
-      const next = head[purged]
-      earliestExpiry = next === undefined ? Infinity : next[1] <= now ? 0 : next[1]
-      return purged
-    })
+  const purge = (statements: Statements, now: number, limit: number): number => {
+    const head = statements.values<readonly [petId: number, expiresAt: number]>(headSql, limit + 1)
+    let purged = 0
+    while (purged < limit && purged < head.length && head[purged]![1] <= now) {
+      statements.run(deleteSql, head[purged]![0])
+      purged++
+    }
+    // What is left at the head: nothing, more expired records than `limit` allowed, or the earliest live one.
+    const next = head[purged]
+    earliestExpiry = next === undefined ? Infinity : next[1] <= now ? 0 : next[1]
+    return purged
+  }
   return {
     purge,
     /** As `purge`, skipped while nothing can have expired. */
-    purgeSome: (connection: Connection, now: number, limit: number): Effect.Effect<number, SqlError> =>
-      now < earliestExpiry ? Effect.succeed(0) : purge(connection, now, limit),
+    purgeSome: (statements: Statements, now: number, limit: number): number =>
+      now < earliestExpiry ? 0 : purge(statements, now, limit),
     appended: (expiresAt: number): void => {
       earliestExpiry = Math.min(earliestExpiry, expiresAt)
     },
@@ -134,79 +127,60 @@ const makePurger = () => {
 }
 
 /** @internal */
-export const make: Effect.Effect<IdempotencyStore.IdempotencyStoreService, StoreError.StoreError, GroupCommit> = Effect.gen(
+export const make: Effect.Effect<IdempotencyStore.IdempotencyStoreService, StoreError.StoreError, Database> = Effect.gen(
   function*() {
-    const database = yield* GroupCommit
+    const database = yield* Database
     const purger = makePurger()
     const keys = makeKeys()
     const now = yield* Clock.currentTimeMillis
-    yield* database.read("Reading the idempotency keys", (connection) => keys.load(connection, now))
+    yield* database.read("Reading the idempotency keys", (statements) => keys.load(statements, now))
     const end = (committed: boolean) => {
       keys.end(committed)
       purger.end(committed)
     }
     /** The record of `(scope, key)`: the row of a candidate of the index that is of that scope and key. */
-    const recordOf = (connection: Connection, scope: string, key: string) =>
-      Effect.sync(() => {
-        const candidates: Array<number> = []
-        keys.find(scope, key, (petId) => {
-          candidates.push(petId)
-          return undefined
-        })
-        return candidates
-      }).pipe(
-        Effect.flatMap((candidates) =>
-          Effect.reduce(
-            candidates,
-            undefined as { readonly petId: number; readonly record: IdempotencyStore.IdempotencyRecord } | undefined,
-            (found, petId) =>
-              found !== undefined ? Effect.succeed(found) : Effect.map(values<RecordRow>(connection, selectSql, petId), ([row]) =>
-                row === undefined || row[0] !== scope || row[1] !== key ? undefined : {
-                  petId,
-                  record: {
-                    _tag: "Completed" as const,
-                    fingerprint: row[2],
-                    expiresAt: row[3],
-                    pet: toPet([row[4], row[5], row[6], row[7]] as PetRow)
-                  }
-                })
-          )
-        )
-      )
+    const recordOf = (statements: Statements, scope: string, key: string) => {
+      let found: { readonly petId: number; readonly record: IdempotencyStore.IdempotencyRecord } | undefined
+      keys.find(scope, key, (petId) => {
+        const row = statements.values<RecordRow>(selectSql, petId)[0]
+        if (row === undefined || row[0] !== scope || row[1] !== key) return undefined
+        found = {
+          petId,
+          record: { _tag: "Completed", fingerprint: row[2], expiresAt: row[3], pet: toPet([row[4], row[5], row[6], row[7]] as PetRow) }
+        }
+        return found
+      })
+      return found
+    }
     return {
       createPet: ({ decide, key, now, pet, scope }) =>
-        database.write(
-          "Creating an animal under an idempotency key",
-          (connection) =>
-            Effect.gen(function*() {
-              yield* keys.catchUp(connection, now)
-              const found = yield* recordOf(connection, scope, key)
-              const decision = decide(found?.record)
-              if (decision._tag !== "Create") return decision
-              // An expired record of this key, not yet purged, gives way to the new one.
-              if (found !== undefined) yield* run(connection, deleteSql, found.petId)
-              yield* purger.purgeSome(connection, now, SqlStore.purgePerCreate)
-              keys.forgetExpired(now, forgetPerCreate)
-              const created = yield* insertPet(connection, pet)
-              yield* run(connection, insertRecordSql, created.id, scope, key, decision.fingerprint, decision.expiresAt)
-              purger.appended(decision.expiresAt)
-              keys.appended(scope, key, created.id, decision.expiresAt)
-              return { _tag: "Created", pet: created } as IdempotencyStore.IdempotentCreateOutcome
-            }),
-          { atomic: true, onEnd: end }
-        ),
+        database.write("Creating an animal under an idempotency key", (statements) => {
+          keys.catchUp(statements, now)
+          const found = recordOf(statements, scope, key)
+          const decision = decide(found?.record)
+          if (decision._tag !== "Create") return decision
+          // An expired record of this key, not yet purged, gives way to the new one.
+          if (found !== undefined) statements.run(deleteSql, found.petId)
+          purger.purgeSome(statements, now, SqlStore.purgePerCreate)
+          keys.forgetExpired(now, forgetPerCreate)
+          const created = insertPet(statements, pet)
+          statements.run(insertRecordSql, created.id, scope, key, decision.fingerprint, decision.expiresAt)
+          purger.appended(decision.expiresAt)
+          keys.appended(scope, key, created.id, decision.expiresAt)
+          return { _tag: "Created", pet: created } as IdempotencyStore.IdempotentCreateOutcome
+        }, end),
       purge: (now, limit) =>
         database.write(
           "Purging expired idempotency keys",
-          (connection) => purger.purge(connection, now, Math.max(0, Math.trunc(limit))),
-          { atomic: true, onEnd: end }
+          (statements) => purger.purge(statements, now, Math.max(0, Math.trunc(limit))),
+          end
         )
     }
   }
 )
 
 /** @internal */
-export const layer: Layer.Layer<IdempotencyStore.IdempotencyStore, StoreError.StoreError, GroupCommit> = Layer.effect(
+export const layer: Layer.Layer<IdempotencyStore.IdempotencyStore, StoreError.StoreError, Database> = Layer.effect(
   IdempotencyStore.IdempotencyStore,
   make
 )

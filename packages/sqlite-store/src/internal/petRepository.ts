@@ -9,27 +9,26 @@
  */
 import { PetRepository } from "@animal-store/core"
 import { Effect, Layer, Option } from "effect"
-import { GroupCommit, rows, values } from "./groupCommit.js"
+import { Database } from "./database.js"
 import { findByIdSql, insertPet, listStatement } from "./petSql.js"
 import type { PetObject, PetRow } from "./rows.js"
 import { toPet, toPetFromObject } from "./rows.js"
 
 /** @internal */
-export const make: Effect.Effect<PetRepository.PetRepositoryService, never, GroupCommit> = Effect.map(
-  GroupCommit,
+export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Database> = Effect.map(
+  Database,
   (database) => ({
-    insert: (pet) => database.write("Storing an animal", (connection) => insertPet(connection, pet)),
+    insert: (pet) => database.write("Storing an animal", (statements) => insertPet(statements, pet)),
     findById: (id) =>
-      database.read("Reading an animal", (connection) =>
-        Effect.map(rows<PetObject>(connection, findByIdSql, id), (found) => Option.map(Option.fromNullable(found[0]), toPetFromObject))),
+      database.read("Reading an animal", (statements) =>
+        Option.map(Option.fromNullable(statements.objects<PetObject>(findByIdSql, id)[0]), toPetFromObject)),
     list: ({ afterId = 0, limit, status }) =>
-      database.read("Listing animals", (connection) =>
-        Effect.map(values<PetRow>(connection, ...listStatement(status, afterId, limit)), (found) => found.map(toPet)))
+      database.read("Listing animals", (statements) => statements.values<PetRow>(...listStatement(status, afterId, limit)).map(toPet))
   })
 )
 
 /** @internal */
-export const layer: Layer.Layer<PetRepository.PetRepository, never, GroupCommit> = Layer.effect(
+export const layer: Layer.Layer<PetRepository.PetRepository, never, Database> = Layer.effect(
   PetRepository.PetRepository,
   make
 )

@@ -6,10 +6,7 @@
  */
 import type { Pet } from "@animal-store/core"
 import { ListPetsQuery } from "@animal-store/core"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
-import type { Connection } from "./groupCommit.js"
-import { run } from "./groupCommit.js"
+import type { Statements } from "./database.js"
 import { petColumns as columns, toPet } from "./rows.js"
 
 /**
@@ -24,11 +21,8 @@ export const insertSql = "INSERT INTO pets (name, category_id, status) VALUES (?
  *
  * @internal
  */
-export const insertPet = (connection: Connection, pet: Pet.NewPet): Effect.Effect<Pet.Pet, SqlError> =>
-  Effect.map(
-    run(connection, insertSql, pet.name, pet.categoryId, pet.status),
-    (result) => toPet([Number(result.lastInsertRowid), pet.name, pet.categoryId, pet.status])
-  )
+export const insertPet = (statements: Statements, pet: Pet.NewPet): Pet.Pet =>
+  toPet([Number(statements.run(insertSql, pet.name, pet.categoryId, pet.status).lastInsertRowid), pet.name, pet.categoryId, pet.status])
 
 /**
  * The animal with an id. Parameter: id.

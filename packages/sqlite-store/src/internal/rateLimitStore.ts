@@ -1,56 +1,73 @@
 /**
  * `RateLimitStore` on SQLite. `modify` reads a subject's row, runs the rule
- * and writes the new row in the writer's `BEGIN IMMEDIATE` transaction: the
- * write lock is held from the read on, so processes sharing the file count
- * every request exactly once, and two calls of one transaction count in the
- * order they came. The calls of one turn are counted together, in one read
- * of their rows and one write (`countingBatch.ts`). While writes fail with
+ * and writes the new row in one `BEGIN IMMEDIATE` transaction
+ * (`database.ts`): the write lock is held from the read on, so processes
+ * sharing the file count every request exactly once. While writes fail with
  * a fault of the files (`fileGuard.ts`), requests are counted in memory from
  * the stored state, so reads keep working; those counts are dropped once a
- * write works again.
- * `get` reads the row, outside any transaction.
+ * write works again. `get` reads the row, outside any transaction.
+ *
+ * Rows whose windows and ban have all ended hold nothing the rule reads
+ * (it counts from zero, as for a subject without a row): they are deleted
+ * once a minute, so the table grows with the subjects counted in the last
+ * day, not with time.
  *
  * @internal
  */
+import type { StoreError } from "@animal-store/core"
 import { RateLimitStore } from "@animal-store/core"
 import { RateLimitRow } from "@animal-store/sql-store"
-import { Effect, Layer } from "effect"
-import type { Connection } from "./groupCommit.js"
-import { GroupCommit, run, values } from "./groupCommit.js"
+import type { Scope } from "effect"
+import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import type { Statements } from "./database.js"
+import { Database } from "./database.js"
 import * as FileGuard from "./fileGuard.js"
-import * as CountingBatch from "./countingBatch.js"
 
 const { columns, countersOf, toState } = RateLimitRow
 
-// The rows of a JSON array of subjects.
-const selectSql = `SELECT ${columns} FROM rate_limits WHERE subject IN (SELECT value FROM json_each(?))`
-// The rows of a JSON array of them.
-const upsertSql = `INSERT INTO rate_limits (${columns})
-  SELECT ${columns.split(", ").map((_, i) => `value ->> ${i}`).join(", ")}
-  FROM json_each(?) WHERE true
+type State = RateLimitStore.RateLimitState
+
+const selectSql = `SELECT ${columns} FROM rate_limits WHERE subject = ?`
+const upsertSql = `INSERT INTO rate_limits (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (subject) DO UPDATE SET ${RateLimitRow.counterColumns.map((c) => `${c} = excluded.${c}`).join(", ")}`
+// Parameter: now. A day's window holds its minute's, so the day's end is the later.
+const deleteEndedSql = `DELETE FROM rate_limits WHERE day_start + 86400000 <= ?1 AND minute_start + 60000 <= ?1
+  AND banned_until <= ?1`
+
+/** How often rows of ended windows are deleted. */
+export const purgeInterval = Duration.minutes(1)
+
+const readOne = (statements: Statements, subject: string): State | undefined => {
+  const row = statements.values<RateLimitRow.RateLimitRow>(selectSql, subject)[0]
+  return row === undefined ? undefined : toState(row)
+}
+
+/**
+ * Deletes the rows whose windows and ban have ended at `now`: how many.
+ *
+ * @internal
+ */
+export const deleteEnded = (database: Database, now: number): Effect.Effect<number, StoreError.StoreError> =>
+  database.write("Deleting ended rate-limit windows", (statements) => statements.run(deleteEndedSql, now).changes)
 
 /** @internal */
-export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, GroupCommit> = Effect.map(
-  Effect.zip(GroupCommit, Effect.runtime<never>()),
-  ([database, runtime]) => {
-    const write = (connection: Connection, states: ReadonlyArray<readonly [string, RateLimitStore.RateLimitState]>) =>
-      run(connection, upsertSql, JSON.stringify(states.map(([subject, state]) => [subject, ...countersOf(state)])))
-    const read = (connection: Connection, subjects: ReadonlyArray<string>) =>
-      Effect.map(
-        values<RateLimitRow.RateLimitRow>(connection, selectSql, JSON.stringify(subjects)),
-        (rows) => rows.map((row) => [row[0], toState(row)] as const)
-      )
-    const readOne = (connection: Connection, subject: string) => Effect.map(read(connection, [subject]), (rows) => rows[0]?.[1])
-    const unwritten = new Map<string, RateLimitStore.RateLimitState>()
-    const countUnwritten = <A>(
-      subject: string,
-      f: (state: RateLimitStore.RateLimitState | undefined) => readonly [A, RateLimitStore.RateLimitState]
-    ) =>
+export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Database | Scope.Scope> = Effect.gen(
+  function*() {
+    const database = yield* Database
+    // Ended at the time the rule reads (the caller's `Clock`); looked for once a minute of real time.
+    const clock = yield* Effect.clock
+    yield* Effect.suspend(() => deleteEnded(database, clock.unsafeCurrentTimeMillis())).pipe(
+      Effect.ignore,
+      Effect.repeat(Schedule.spaced(purgeInterval)),
+      Effect.withClock(Clock.make()),
+      Effect.forkScoped
+    )
+    const unwritten = new Map<string, State>()
+    const countUnwritten = <A>(subject: string, f: (state: State | undefined) => readonly [A, State]) =>
       Effect.map(
         unwritten.has(subject)
           ? Effect.succeed(unwritten.get(subject))
-          : database.read("Counting a request", (connection) => readOne(connection, subject)),
+          : database.read("Counting a request", (statements) => readOne(statements, subject)),
         (state) => {
           const [result, next] = f(state)
           if (unwritten.size >= 100_000) unwritten.clear()
@@ -58,33 +75,25 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Gr
           return result
         }
       )
-    const countInBatch = CountingBatch.make(database, { read, write }, runtime)
     return {
-      modify: <A>(
-        subject: string,
-        f: (state: RateLimitStore.RateLimitState | undefined) => readonly [A, RateLimitStore.RateLimitState]
-      ) =>
-        Effect.flatMap(database.inTransaction, (inTransaction) =>
-          inTransaction
-            ? database.write("Counting a request", (connection) =>
-              Effect.flatMap(readOne(connection, subject), (state) => {
-                const [result, next] = f(state)
-                return Effect.as(write(connection, [[subject, next]]), result)
-              }))
-            : countInBatch(subject, f).pipe(
-              Effect.tap(() => {
-                if (unwritten.size > 0) unwritten.clear()
-              }),
-              Effect.catchIf((error) => FileGuard.isWriteFault(error), () => countUnwritten(subject, f))
-            )),
-      get: (subject) =>
-        database.read("Reading a rate-limit state", (connection) => readOne(connection, subject))
+      modify: <A>(subject: string, f: (state: State | undefined) => readonly [A, State]) =>
+        database.write("Counting a request", (statements) => {
+          const [result, next] = f(readOne(statements, subject))
+          statements.run(upsertSql, subject, ...countersOf(next))
+          return result
+        }).pipe(
+          Effect.tap(() => {
+            if (unwritten.size > 0) unwritten.clear()
+          }),
+          Effect.catchIf((error) => FileGuard.isWriteFault(error), () => countUnwritten(subject, f))
+        ),
+      get: (subject) => database.read("Reading a rate-limit state", (statements) => readOne(statements, subject))
     }
   }
 )
 
 /** @internal */
-export const layer: Layer.Layer<RateLimitStore.RateLimitStore, never, GroupCommit> = Layer.effect(
+export const layer: Layer.Layer<RateLimitStore.RateLimitStore, never, Database> = Layer.scoped(
   RateLimitStore.RateLimitStore,
   make
 )

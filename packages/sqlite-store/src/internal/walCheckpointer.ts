@@ -15,8 +15,13 @@ const workerSource = `
 const { parentPort, workerData } = require("node:worker_threads")
 const db = new (require(workerData.driver))(workerData.filename, { fileMustExist: true })
 db.pragma("synchronous = " + workerData.synchronous)
+const { accessSync, constants } = require("node:fs")
+// Not while the -shm file refuses writing: a write to its mapping would kill the process (SIGBUS).
+const shmWritable = () => {
+  try { accessSync(workerData.filename + "-shm", constants.W_OK); return true } catch (error) { return error.code !== "EPERM" }
+}
 const timer = setInterval(() => {
-  try { db.pragma("wal_checkpoint(PASSIVE)") } catch {}
+  try { if (shmWritable()) db.pragma("wal_checkpoint(PASSIVE)") } catch {}
 }, workerData.intervalMillis)
 parentPort.once("message", () => {
   clearInterval(timer)

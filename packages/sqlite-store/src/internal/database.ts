@@ -1,0 +1,204 @@
+/**
+ * How the store's ports run their statements. A write is one short
+ * `BEGIN IMMEDIATE` transaction run synchronously in the caller's turn on a
+ * driver connection of the store's own (`driver.ts`): it is committed when
+ * the port call completes, and nothing waits for a later turn. A write
+ * refused by another connection's lock fails at once and is retried off
+ * the event loop, until the busy timeout. Reads run on that connection
+ * outside any transaction, so they see committed data only.
+ *
+ * Inside the caller's own `SqlClient` transaction on the store's client, a
+ * call runs in it instead (a write in a savepoint of it), on the client's
+ * connection; so does every call of a private in-memory database, which no
+ * second connection can open.
+ *
+ * @internal
+ */
+import { StoreError } from "@animal-store/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import type { Scope } from "effect"
+import { Clock, Context, Duration, Effect, Option, Schedule } from "effect"
+import * as Driver from "./driver.js"
+import * as FileGuard from "./fileGuard.js"
+import * as Statements from "./statements.js"
+import { fromCause, mapStoreError } from "./storeError.js"
+
+export type { Parameter, RunResult, Statements } from "./statements.js"
+
+/** What a write learns of the end of the transaction it ran in, before its caller is answered. */
+export type OnEnd = (committed: boolean) => void
+
+/** @internal */
+export interface Database {
+  /** Runs `f`, which reads: in the caller's `SqlClient` transaction on this client, in it; else on committed data. */
+  readonly read: <A>(doing: string, f: (statements: Statements.Statements) => A) => Effect.Effect<A, StoreError.StoreError>
+  /** Whether the caller runs in its own `SqlClient` transaction on this client. */
+  readonly inTransaction: Effect.Effect<boolean>
+  /**
+   * Runs `f` in a transaction of its own, committed before the call
+   * completes; rolled back, with nothing of it kept, when `f` throws or the
+   * commit fails. In the caller's `SqlClient` transaction on this client,
+   * runs in a savepoint of it (its commit is the caller's; `onEnd` is then
+   * told `false`). A throw that is not SQLite's is a defect of the call.
+   */
+  readonly write: <A>(
+    doing: string,
+    f: (statements: Statements.Statements) => A,
+    onEnd?: OnEnd
+  ) => Effect.Effect<A, StoreError.StoreError>
+}
+
+/** @internal */
+export const Database = Context.GenericTag<Database>("@animal-store/sqlite-store/internal/Database")
+
+/** Whether `error`, thrown by a statement, is SQLite's (a failure) rather than a bug (a defect). */
+const isSqlFailure = (error: unknown): boolean =>
+  (error as { readonly _tag?: unknown } | undefined)?._tag === "SqlError" ||
+  StoreError.codeAlongCauses(error, (code) => code.startsWith("SQLITE_")) !== undefined
+
+const failure = (doing: string, error: unknown): Effect.Effect<never, StoreError.StoreError> =>
+  isSqlFailure(error) ? Effect.fail(fromCause(doing, error)) : Effect.die(error)
+
+const isBusy = (error: StoreError.StoreError): boolean =>
+  StoreError.codeAlongCauses(error, (code) => code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) !==
+    undefined
+
+/** The value of a one-column pragma. */
+const pragma = (client: SqliteClient.SqliteClient, name: string) =>
+  Effect.map(client.unsafe<Record<string, unknown>>(`PRAGMA ${name}`), (rows) => Object.values(rows[0] ?? {})[0])
+
+/** The clock waits for another connection's lock run on, whatever clock the caller's fiber has. */
+const liveClock = Clock.make()
+
+/**
+ * The statements of `client` (migrated, opened by `client.ts`) and of a
+ * driver connection of its file, closed with the scope.
+ *
+ * @internal
+ */
+export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database, StoreError.StoreError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const own = yield* Effect.orDie(Effect.scoped(client.reserve))
+    const onClient = Statements.ofConnection(own)
+    const guard = FileGuard.forClient(client)
+    const [file, synchronous, busyTimeout] = yield* Effect.all([
+      Effect.map(client.unsafe<{ readonly name: string; readonly file: string }>("PRAGMA database_list"), (rows) =>
+        rows.find((row) => row.name === "main")?.file ?? ""),
+      pragma(client, "synchronous"),
+      pragma(client, "busy_timeout")
+    ]).pipe(mapStoreError("Opening the SQLite database"))
+    const driver = file === "" ? undefined : yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => Driver.open(file, Number(synchronous)),
+        catch: (cause) => fromCause(`Opening the SQLite database "${file}"`, cause, "Unavailable")
+      }),
+      (connection) => Effect.sync(() => connection.close())
+    )
+
+    /** The caller's transaction on this client, if any. */
+    const inOwnTransaction = (fiber: { readonly currentContext: Context.Context<never> }): boolean => {
+      const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
+      return Option.isSome(transaction) && transaction.value[0] === own
+    }
+
+    /** Retried while another connection holds the lock, until the busy timeout. */
+    const lockWaits = Schedule.exponential(Duration.millis(1), 2).pipe(
+      Schedule.either(Schedule.spaced(Duration.millis(20))),
+      Schedule.jittered,
+      Schedule.upTo(Duration.millis(Number(busyTimeout)))
+    )
+    const waitingForLocks = <A>(effect: Effect.Effect<A, StoreError.StoreError>): Effect.Effect<A, StoreError.StoreError> =>
+      Effect.withClock(Effect.retry(effect, { while: isBusy, schedule: lockWaits }), liveClock)
+
+    /** Reads on the client's connection: in the caller's transaction, or of an in-memory database. */
+    const readOnClient = <A>(doing: string, f: (statements: Statements.Statements) => A) =>
+      Effect.suspend(() => {
+        try {
+          return Effect.succeed(f(onClient))
+        } catch (error) {
+          return failure(doing, error)
+        }
+      })
+
+    /** Writes on the client's connection: in the caller's transaction, or in a transaction of an in-memory database. */
+    const onClientConnection = <A>(doing: string, f: (statements: Statements.Statements) => A, onEnd: OnEnd | undefined) =>
+      Effect.withFiberRuntime<A, StoreError.StoreError>((fiber) => {
+        const nested = inOwnTransaction(fiber)
+        return client.withTransaction(readOnClient(doing, f)).pipe(
+          mapStoreError(doing),
+          Effect.onExit((exit) => Effect.sync(() => onEnd?.(!nested && exit._tag === "Success")))
+        )
+      })
+
+    if (driver === undefined) {
+      return Database.of({
+        read: readOnClient,
+        inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
+        write: onClientConnection
+      })
+    }
+
+    const onDriver = Statements.ofDriver(driver)
+    const begin = driver.prepare("BEGIN IMMEDIATE")
+    const commit = driver.prepare("COMMIT")
+    const rollback = driver.prepare("ROLLBACK")
+
+    const readOnDriver = <A>(doing: string, f: (statements: Statements.Statements) => A) =>
+      Effect.suspend(() => {
+        const refused = guard.beforeUse()
+        if (refused !== undefined) return Effect.fail(refused)
+        try {
+          return Effect.succeed(f(onDriver))
+        } catch (error) {
+          return failure(doing, error)
+        }
+      })
+
+    const writeOnDriver = <A>(doing: string, f: (statements: Statements.Statements) => A, onEnd: OnEnd | undefined) =>
+      Effect.suspend((): Effect.Effect<A, StoreError.StoreError> => {
+        const refused = guard.beforeUse()
+        if (refused !== undefined) return Effect.fail(refused)
+        try {
+          begin.run()
+        } catch (error) {
+          return failure(doing, error)
+        }
+        let result: A
+        try {
+          result = f(onDriver)
+          const changed = guard.beforeCommit() // the files must still be those opened: else nothing is acknowledged
+          if (changed !== undefined) throw changed
+          commit.run()
+        } catch (error) {
+          if (driver.inTransaction) {
+            try {
+              rollback.run()
+            } catch {
+              // SQLite rolled it back already (a full disk, an I/O error).
+            }
+          }
+          onEnd?.(false)
+          if (error instanceof StoreError.StoreError) return Effect.fail(error)
+          if (!isSqlFailure(error)) return Effect.die(error)
+          const failed = fromCause(doing, error)
+          guard.failed(failed)
+          return Effect.fail(failed)
+        }
+        guard.committed()
+        onEnd?.(true)
+        return Effect.succeed(result)
+      })
+
+    return Database.of({
+      read: (doing, f) =>
+        Effect.withFiberRuntime((fiber) =>
+          inOwnTransaction(fiber) ? readOnClient(doing, f) : waitingForLocks(readOnDriver(doing, f))
+        ),
+      inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
+      write: (doing, f, onEnd) =>
+        Effect.withFiberRuntime((fiber) =>
+          inOwnTransaction(fiber) ? onClientConnection(doing, f, onEnd) : waitingForLocks(writeOnDriver(doing, f, onEnd))
+        )
+    })
+  })
