@@ -4,8 +4,10 @@
  * body (nothing is acknowledged into a file the next start would not
  * open), reads keep answering from the files opened, the fault is logged
  * once, writes are accepted again once the file is back, and nothing
- * acknowledged is missing after a restart. An unwritable `-shm` file stops
- * the start with one line. `chattr` needs root and ext4-like /tmp.
+ * acknowledged is missing after a restart. An `-shm` file made immutable
+ * while serving refuses reads and writes (touching its mapping would kill
+ * the process); one unwritable at start stops the start with one line.
+ * `chattr` needs root and ext4-like /tmp.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as ChildProcess from "node:child_process"
@@ -100,6 +102,33 @@ describe("the files of a served SQLite database changed under it", () => {
         expect((await createPet(serving, "Max")).status).toBe(201)
       } finally {
         await stop(serving)
+      }
+    }), 60_000)
+
+  it("an -shm file made immutable while serving: 503 with Retry-After and failing readiness, no dead process, recovered once writable", () =>
+    withFolder(async (filename) => {
+      const shm = `${filename}-shm`
+      const serving = await startServe(["--store", `sqlite:${filename}`], env)
+      let immutable = false
+      try {
+        expect((await createPet(serving, "Rex")).status).toBe(201)
+        ChildProcess.execFileSync("chattr", ["+i", shm], { stdio: "pipe" })
+        immutable = true
+        await expectUnavailable(await createPet(serving, "Tom"))
+        await expectUnavailable(await get(serving, "/v1/pets/1"))
+        await expectUnavailable(await createPet(serving, "Kit"))
+        expect(await eventually(async () => (await get(serving, "/readyz")).status === 503)).toBe(true)
+        expect(logged(serving, "ERROR", refusedLog)).toEqual([expect.stringContaining("shared-memory file")])
+        ChildProcess.execFileSync("chattr", ["-i", shm], { stdio: "pipe" })
+        immutable = false
+        expect((await createPet(serving, "Max")).status).toBe(201)
+        expect(await names(serving)).toEqual(["Rex", "Max"])
+        expect(await eventually(async () => (await get(serving, "/readyz")).status === 200)).toBe(true)
+        expect(logged(serving, "INFO", acceptedLog)).toHaveLength(1)
+        expect(serving.child.exitCode).toBeNull()
+      } finally {
+        if (immutable) ChildProcess.execFileSync("chattr", ["-i", shm], { stdio: "pipe" })
+        expect(await stop(serving)).toBe(0)
       }
     }), 60_000)
 
