@@ -96,16 +96,35 @@ const unauthorizedResponse = Shortcuts.byInstance(fromFailure)
 export const internalError: HttpExchange.Response = HttpExchange.json(ApiError.internalErrorBody, { status: 500 })
 
 /**
- * The response to a failure, as an effect: a store failure is logged (its
- * message only) before its 500 or 503 is answered.
+ * The name of the counter of store faults, counted once when each starts
+ * (decisions.md "Faults").
+ *
+ * @since 1.0.0
+ * @category metrics
+ */
+export const faultsMetric = "animal_store.store.faults"
+
+/**
+ * What is told of a store failure before its response: by default it is
+ * logged (its message only); the request handlers log each fault once when
+ * it starts and once when it ends.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type StoreFailureReport = (error: StoreError.StoreError) => Effect.Effect<void>
+
+const logEach: StoreFailureReport = (error) => Effect.logError(`Store failure (${error.reason}): ${error.message}`)
+
+/**
+ * The response to a failure, as an effect: a store failure is reported
+ * (`report`, by default logged) before its 500 or 503 is answered.
  *
  * @since 1.0.0
  * @category constructors
  */
-export const respond = (failure: Failure): Effect.Effect<HttpExchange.Response> =>
-  failure._tag === "StoreError"
-    ? Effect.as(Effect.logError(`Store failure (${failure.reason}): ${failure.message}`), make(failure))
-    : Effect.succeed(make(failure))
+export const respond = (failure: Failure, report: StoreFailureReport = logEach): Effect.Effect<HttpExchange.Response> =>
+  failure._tag === "StoreError" ? Effect.as(report(failure), make(failure)) : Effect.succeed(make(failure))
 
 /**
  * Answers the failures of `effect` with their responses (`respond`).
@@ -114,5 +133,6 @@ export const respond = (failure: Failure): Effect.Effect<HttpExchange.Response> 
  * @category combinators
  */
 export const recover = <R>(
-  effect: Effect.Effect<HttpExchange.Response, Failure, R>
-): Effect.Effect<HttpExchange.Response, never, R> => Effect.catchAll(effect, respond)
+  effect: Effect.Effect<HttpExchange.Response, Failure, R>,
+  report: StoreFailureReport = logEach
+): Effect.Effect<HttpExchange.Response, never, R> => Effect.catchAll(effect, (failure) => respond(failure, report))

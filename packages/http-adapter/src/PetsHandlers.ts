@@ -112,13 +112,15 @@ const listQueryOf = (
 
 /**
  * The handlers of the operations, on core's trusted `PetOperations`; their
- * `Location` and `Link` are under `linkBase` (default `/v1`).
+ * `Location` and `Link` are under `linkBase` (default `/v1`); their store
+ * failures are told to `report` (`ErrorResponse.respond`).
  *
  * @since 1.0.0
  * @category constructors
  */
 export const make = (
-  linkBase: string = basePath
+  linkBase: string = basePath,
+  report?: ErrorResponse.StoreFailureReport
 ): Effect.Effect<Record<PetOperations.OperationName, Handler>, never, PetOperations.PetOperations> =>
   Effect.map(PetOperations.PetOperations, (operations) => ({
     listPets: ({ request }) => {
@@ -127,7 +129,8 @@ export const make = (
         Effect.map(
           Effect.flatMap(PetInput.decodeListPetsQuery(listQuery), operations.listPets),
           (page) => pageResponse(page, listQuery, linkBase)
-        )
+        ),
+        report
       )
     },
     createPet: ({ principal, request }) => {
@@ -141,7 +144,8 @@ export const make = (
                 idempotencyKey === undefined ? undefined : { idempotencyKey, idempotencyScope: principal.keyId, body }
               ))),
           ({ pet, replayed }) => createdResponse(pet, replayed, linkBase)
-        )
+        ),
+        report
       )
     },
     getPet: ({ params }) =>
@@ -149,6 +153,7 @@ export const make = (
         Effect.map(
           Effect.flatMap(PetInput.decodePetId(params["petId"]), operations.getPet),
           (pet) => HttpExchange.jsonText(Shortcuts.petJsonText(pet))
-        )
+        ),
+        report
       )
   }))

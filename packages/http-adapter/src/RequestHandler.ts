@@ -46,6 +46,7 @@ import * as RequestObserver from "./RequestObserver.js"
 import * as ResponseHeaders from "./ResponseHeaders.js"
 import * as Routes from "./Routes.js"
 import * as Tracing from "./internal/tracing.js"
+import * as StoreFaults from "./internal/storeFaults.js"
 
 /**
  * @since 1.0.0
@@ -195,11 +196,13 @@ export const makeHandlers = (
   Effect.gen(function*() {
     const guarded = yield* GuardedPetOperations.GuardedPetOperations
     const linkBase = linkBaseOf(options?.baseUrl)
-    const handlers = yield* PetsHandlers.make(linkBase)
+    const readiness = (yield* StoreReadiness.StoreReadiness).check
+    const faults = StoreFaults.make(readiness)
+    const handlers = yield* PetsHandlers.make(linkBase, faults.report)
     const documents = yield* OpenApiDocument.responses(options?.servers)
     const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
     const cors = Cors.make(options?.corsOrigins)
-    const readyz = yield* Health.readiness((yield* StoreReadiness.StoreReadiness).check)
+    const readyz = yield* Health.readiness(readiness)
     const minimumLevel = yield* FiberRef.get(FiberRef.currentMinimumLogLevel)
     const accessLog = LogLevel.Info.ordinal >= minimumLevel.ordinal ? options?.accessLog ?? true : false
     const probeLog = LogLevel.Debug.ordinal >= minimumLevel.ordinal
@@ -336,7 +339,7 @@ export const makeHandlers = (
           : Effect.flatMap(readyz, (response) => finish(served, response, uncounted, undefined))
       }
       const refused = ({ error, meta, principal }: Guarded.GuardedFailure) =>
-        Effect.flatMap(ErrorResponse.respond(error), (response) => finish(served, response, meta, principal?.keyId, error))
+        Effect.flatMap(ErrorResponse.respond(error, faults.report), (response) => finish(served, response, meta, principal?.keyId, error))
       if (matched._tag === "Operation") {
         return Effect.matchEffect(
           guarded.run(client, matched.operation, (principal) => operation(request, matched, principal)),

@@ -119,12 +119,17 @@ describe("the files of a served SQLite database changed under it", () => {
         await expectUnavailable(await createPet(serving, "Kit"))
         expect(await eventually(async () => (await get(serving, "/readyz")).status === 503)).toBe(true)
         expect(logged(serving, "ERROR", refusedLog)).toEqual([expect.stringContaining("shared-memory file")])
+        // Three refused requests, one fault: logged once when it starts.
+        expect(logged(serving, "ERROR", "Store failure")).toHaveLength(1)
         ChildProcess.execFileSync("chattr", ["-i", shm], { stdio: "pipe" })
         immutable = false
         expect((await createPet(serving, "Max")).status).toBe(201)
         expect(await names(serving)).toEqual(["Rex", "Max"])
         expect(await eventually(async () => (await get(serving, "/readyz")).status === 200)).toBe(true)
         expect(logged(serving, "INFO", acceptedLog)).toHaveLength(1)
+        // ... and once when it ends.
+        expect(await eventually(() => logged(serving, "INFO", "Store fault ended").length === 1)).toBe(true)
+        expect(logged(serving, "ERROR", "Store failure")).toHaveLength(1)
         expect(serving.child.exitCode).toBeNull()
       } finally {
         if (immutable) ChildProcess.execFileSync("chattr", ["-i", shm], { stdio: "pipe" })

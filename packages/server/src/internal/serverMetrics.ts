@@ -6,6 +6,7 @@
  */
 import { PlanRateLimiter } from "@animal-store/core"
 import type { RequestObserver } from "@animal-store/http-adapter"
+import { ErrorResponse } from "@animal-store/http-adapter"
 import { Metric } from "effect"
 import Cluster from "node:cluster"
 import * as Prometheus from "prom-client"
@@ -53,6 +54,17 @@ export const make = () => {
         const labels: Record<string, string> = {}
         for (const tag of metricKey.tags) labels[tag.key] = tag.value
         this.inc(labels, Number(metricState.count))
+      }
+    }
+  })
+  new Prometheus.Counter({
+    name: counterName(ErrorResponse.faultsMetric),
+    help: "Store faults, counted when each starts (each is logged when it starts and when it ends)",
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const { metricKey, metricState } of Metric.unsafeSnapshot()) {
+        if (metricKey.name === ErrorResponse.faultsMetric && "count" in metricState) this.inc(Number(metricState.count))
       }
     }
   })
