@@ -32,7 +32,15 @@ const check = (address: string) =>
 
 // Addresses as numbers, and their spellings ---------------------------------------------------------
 
-const v6 = fc.bigInt({ min: 0n, max: 2n ** 128n - 1n })
+const v6 = fc.oneof(
+  fc.bigInt({ min: 0n, max: 2n ** 128n - 1n }),
+  // with runs of zero groups and 0xffff groups, near the IPv4-mapped ones
+  fc.array(fc.constantFrom(0, 0, 0, 0xffff, 1), { minLength: 8, maxLength: 8 }).chain((groups) =>
+    fc.bigInt({ min: 0n, max: 2n ** 32n - 1n }).map((low) =>
+      (groups.slice(0, 6).reduce((n, group) => (n << 16n) | BigInt(group), 0n) << 32n) | low
+    )
+  )
+)
 const v4 = fc.integer({ min: 0, max: 2 ** 32 - 1 })
 
 const v4Text = (n: number): string => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join(".")
@@ -228,5 +236,9 @@ describe("bucketOf", () => {
       expect(bucketOf(text)).toBe(text)
     }
     expect(bucketOf("fe80::1%eth0")).toBe("fe80:0:0:0::/64")
+    // Near the IPv4-mapped addresses, but not one.
+    expect(bucketOf("::fffe:1.2.3.4")).toBe("0:0:0:0::/64")
+    expect(bucketOf("1::ffff:1.2.3.4")).toBe("1:0:0:0::/64")
+    expect(bucketOf("::ffff:0:1.2.3.4")).toBe("0:0:0:0::/64")
   })
 })
