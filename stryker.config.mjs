@@ -18,6 +18,8 @@ export default {
     "packages/core/src/Pet.ts",
     "packages/core/src/PetInput.ts",
     "packages/core/src/internal/rateLimit.ts",
+    "packages/core/src/internal/addressBucket.ts",
+    "packages/core/src/internal/addressStates.ts",
     "packages/core/src/PlanRateLimiter.ts",
     "packages/core/src/DeprecationPolicy.ts",
     "packages/core/src/ApiKeyAuth.ts",

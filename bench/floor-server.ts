@@ -7,10 +7,11 @@
  * - `Authorization: Bearer <key>` looked up by SHA-256 digest in `api_keys`;
  *   without a valid key, the client address is limited instead, and an
  *   operation answers 401 with `WWW-Authenticate`.
- * - Per subject, a minute and a day window counted in `rate_limits` in one
+ * - Per key, a minute and a day window counted in `rate_limits` in one
  *   `BEGIN IMMEDIATE` transaction per request (refusals numbered, a ban after
- *   10), `X-RateLimit-*`, `RateLimit-Policy`, `RateLimit` on every response,
- *   429 with `Retry-After` when full.
+ *   10); per client address, a minute window in memory (a `Map` of the most
+ *   recently seen); `X-RateLimit-*`, `RateLimit-Policy`, `RateLimit` on every
+ *   response, 429 with `Retry-After` when full.
  * - `GET /v1/pets?limit&status&cursor` (400 on a bad value, `Link` to the
  *   next page), `POST /v1/pets` (415, 413 over 64 KiB, 400 on bad JSON or a
  *   bad `NewPet`, 201 with `Location`), `GET /v1/pets/:id` (400, 404, the
@@ -96,9 +97,13 @@ interface Decision {
   readonly retryAfter: number
 }
 
-/** Reads, decides and writes one subject's counters, under the write lock. */
-const count = db.transaction((subject: string, perMinute: number, perDay: number | undefined, now: number): Decision => {
-  const state = readLimit.get(subject) as LimitRow | undefined
+/** One subject's decision and next counters, from its counters (`undefined`: none yet). */
+const decide = (
+  state: LimitRow | undefined,
+  perMinute: number,
+  perDay: number | undefined,
+  now: number
+): readonly [Decision, LimitRow] => {
   const minuteStart = Math.floor(now / 60_000) * 60_000
   const dayStart = Math.floor(now / 86_400_000) * 86_400_000
   const minute = state !== undefined && state.minuteStart >= minuteStart
@@ -128,19 +133,16 @@ const count = db.transaction((subject: string, perMinute: number, perDay: number
     }
     return windows
   }
-  const write = (consumed: number, refusedCount: number) =>
-    writeLimit.run(
-      subject,
-      minute.start,
-      minute.count + consumed,
-      day.start,
-      perDay === undefined ? 0 : day.count + consumed,
-      refusedCount,
-      bannedUntil
-    )
+  const next = (consumed: number, refusedCount: number): LimitRow => ({
+    minuteStart: minute.start,
+    minuteCount: minute.count + consumed,
+    dayStart: day.start,
+    dayCount: perDay === undefined ? 0 : day.count + consumed,
+    refusedCount,
+    bannedUntil
+  })
   if (now < bannedUntil) {
-    write(0, refused)
-    return { outcome: "api_key_banned", windows: windowsAfter(0), retryAfter: Math.ceil((bannedUntil - now) / 1000) }
+    return [{ outcome: "api_key_banned", windows: windowsAfter(0), retryAfter: Math.ceil((bannedUntil - now) / 1000) }, next(0, refused)]
   }
   const minuteFull = minute.count >= perMinute
   const dayFull = perDay !== undefined && day.count >= perDay
@@ -148,16 +150,30 @@ const count = db.transaction((subject: string, perMinute: number, perDay: number
     const number = refused + 1
     if (perDay !== undefined && number > banAfter) {
       bannedUntil = now + banMillis
-      write(0, number)
-      return { outcome: "api_key_banned", windows: windowsAfter(0), retryAfter: banMillis / 1000 }
+      return [{ outcome: "api_key_banned", windows: windowsAfter(0), retryAfter: banMillis / 1000 }, next(0, number)]
     }
-    write(0, number)
     const reset = Math.max(minuteFull ? minute.start + 60_000 : 0, dayFull ? day.start + 86_400_000 : 0)
-    return { outcome: "rate_limited", windows: windowsAfter(0), retryAfter: Math.ceil((reset - now) / 1000) }
+    return [{ outcome: "rate_limited", windows: windowsAfter(0), retryAfter: Math.ceil((reset - now) / 1000) }, next(0, number)]
   }
-  write(1, 0)
-  return { outcome: "accepted", windows: windowsAfter(1), retryAfter: 0 }
+  return [{ outcome: "accepted", windows: windowsAfter(1), retryAfter: 0 }, next(1, 0)]
+}
+
+/** Reads, decides and writes a key's counters, under the write lock. */
+const countKey = db.transaction((subject: string, perMinute: number, perDay: number, now: number): Decision => {
+  const [decision, next] = decide(readLimit.get(subject) as LimitRow | undefined, perMinute, perDay, now)
+  writeLimit.run(subject, next.minuteStart, next.minuteCount, next.dayStart, next.dayCount, next.refusedCount, next.bannedUntil)
+  return decision
 })
+
+/** A client address's counters live in memory, as the server's do: the 100,000 most recently seen. */
+const addresses = new Map<string, LimitRow>()
+const countAddress = (address: string, now: number): Decision => {
+  const [decision, next] = decide(addresses.get(address), anonymousPerMinute, undefined, now)
+  addresses.delete(address)
+  addresses.set(address, next)
+  if (addresses.size > 100_000) addresses.delete(addresses.keys().next().value!)
+  return decision
+}
 
 const rateLimitHeaders = (decision: Decision, now: number): Record<string, string> => {
   let reported = decision.windows[0]!
@@ -313,8 +329,8 @@ const handle = (req: Http.IncomingMessage, res: Http.ServerResponse) => {
   const key = token !== undefined && keyPattern.test(token) ? findKey.get(digestOf(token)) as KeyRow | undefined : undefined
   const valid = key !== undefined && key.revokedAt === null && key.environment === "production" ? key : undefined
   const decision = valid === undefined
-    ? count.immediate(`addr:${req.socket.remoteAddress}`, anonymousPerMinute, undefined, now)
-    : count.immediate(`key:${valid.id}`, valid.perMinute, valid.perDay, now)
+    ? countAddress(req.socket.remoteAddress ?? "", now)
+    : countKey.immediate(`key:${valid.id}`, valid.perMinute, valid.perDay, now)
   const headers = rateLimitHeaders(decision, now)
   if (decision.outcome !== "accepted") {
     req.resume()

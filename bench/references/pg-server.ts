@@ -2,10 +2,11 @@
  * The PostgreSQL reference of `bench:postgres`: what a careful hand-written
  * service of the same routes and rules costs on node:http and `pg` alone, on a
  * database of the store's schema. Two round trips per request: one call of a
- * PL/pgSQL function that looks the key up by digest, locks the subject's row
+ * PL/pgSQL function that looks the key up by digest, locks the key's row
  * (created when new) and applies both windows and the ban, then the
  * operation, each a named prepared statement on a pool of 10 connections.
- * Headers and error bodies as `floor-server.ts` writes them.
+ * Without a valid key, the client address is counted in memory, as the server
+ * does. Headers and error bodies as `floor-server.ts` writes them.
  *
  *   node pg-server.mjs --port 8083 --url postgres://... [--anonymous-per-minute N] [--pool N]
  *   PG_REFERENCE_API_KEYS=<key>:enterprise:<perMinute>:<perDay>,...
@@ -35,13 +36,13 @@ const pool = new Pg.Pool({ connectionString: args.url, max: Number(args.pool) })
 pool.on("error", () => {})
 
 /**
- * The whole rate-limit step in the database: the key of `digest` (production,
- * not revoked) or else the address; its row locked by the upsert; the minute
- * and day windows (the day and the ban for keys only); the new state written.
+ * The whole rate-limit step of a key in the database: the key of `digest`
+ * (production, not revoked); its row locked by the upsert; the minute and day
+ * windows and the ban; the new state written. Without such a key, one row
+ * whose `outcome` is NULL, and nothing written.
  */
 const countFunction = `
-CREATE OR REPLACE FUNCTION reference_count(p_digest text, p_address text, p_anonymous bigint, p_now bigint,
-  p_ban_after bigint, p_ban_millis bigint)
+CREATE OR REPLACE FUNCTION reference_count_key(p_digest text, p_now bigint, p_ban_after bigint, p_ban_millis bigint)
 RETURNS TABLE (key_id text, outcome text, per_minute bigint, per_day bigint, minute_start bigint,
   minute_count bigint, day_start bigint, day_count bigint, retry_after bigint)
 LANGUAGE plpgsql AS $$
@@ -56,10 +57,10 @@ BEGIN
       WHERE k.digest = p_digest AND k.revoked_at IS NULL AND k.environment = 'production';
   END IF;
   IF key_id IS NULL THEN
-    v_subject := 'addr:' || p_address; per_minute := p_anonymous; per_day := NULL;
-  ELSE
-    v_subject := 'key:' || key_id;
+    RETURN NEXT;
+    RETURN;
   END IF;
+  v_subject := 'key:' || key_id;
   INSERT INTO rate_limits AS r (subject) VALUES (v_subject) ON CONFLICT (subject) DO UPDATE SET subject = r.subject
     RETURNING r.minute_start, r.minute_count, r.day_start, r.day_count, r.refused_count, r.banned_until
     INTO v_ms, v_mc, v_ds, v_dc, v_rc, v_bu;
@@ -105,7 +106,7 @@ for (const entry of (process.env.PG_REFERENCE_API_KEYS ?? "").split(",").filter(
 
 type CountRow = readonly [
   keyId: string | null,
-  outcome: "accepted" | "rate_limited" | "api_key_banned",
+  outcome: "accepted" | "rate_limited" | "api_key_banned" | null,
   perMinute: string,
   perDay: string | null,
   minuteStart: string,
@@ -123,14 +124,42 @@ interface Window {
   readonly reset: number
 }
 
+/** A client address's minute window, in memory as the server's: the 100,000 most recently seen. */
+const addresses = new Map<string, { readonly start: number; readonly count: number }>()
+const countAddress = (address: string, now: number) => {
+  const start = Math.floor(now / 60_000) * 60_000
+  const held = addresses.get(address)
+  const current = held !== undefined && held.start >= start ? held : { start, count: 0 }
+  const accepted = current.count < anonymousPerMinute
+  const counted = { start: current.start, count: current.count + (accepted ? 1 : 0) }
+  addresses.delete(address)
+  addresses.set(address, counted)
+  if (addresses.size > 100_000) addresses.delete(addresses.keys().next().value!)
+  const window: Window = {
+    name: "minute",
+    seconds: 60,
+    limit: anonymousPerMinute,
+    remaining: Math.max(0, anonymousPerMinute - counted.count),
+    reset: (counted.start + 60_000) / 1000
+  }
+  return {
+    keyId: null,
+    outcome: accepted ? "accepted" as const : "rate_limited" as const,
+    windows: [window],
+    retryAfter: accepted ? 0 : Math.ceil((counted.start + 60_000 - now) / 1000)
+  }
+}
+
 const count = async (digest: string | null, address: string, now: number) => {
+  if (digest === null) return countAddress(address, now)
   const result = await pool.query<CountRow>({
     name: "count",
-    text: "SELECT * FROM reference_count($1, $2, $3, $4, $5, $6)",
-    values: [digest, address, anonymousPerMinute, now, banAfter, banSeconds * 1000],
+    text: "SELECT * FROM reference_count_key($1, $2, $3, $4)",
+    values: [digest, now, banAfter, banSeconds * 1000],
     rowMode: "array"
   })
   const [keyId, outcome, perMinute, perDay, minuteStart, minuteCount, dayStart, dayCount, retryAfter] = result.rows[0]!
+  if (outcome === null) return countAddress(address, now)
   const banned = outcome === "api_key_banned"
   const banReset = Math.ceil((now + Number(retryAfter) * 1000) / 1000)
   const window = (name: "minute" | "day", seconds: number, limit: number, start: number, used: number): Window => ({

@@ -20,6 +20,11 @@ export interface AccessSettings {
   readonly banSeconds: number
   /** Requests a minute per client address without a valid key. */
   readonly anonymousPerMinute: number
+  /**
+   * Client addresses without a valid key whose counts this process keeps in
+   * memory; beyond it, the least recently seen are forgotten.
+   */
+  readonly anonymousAddresses: number
 }
 
 /**
@@ -30,7 +35,8 @@ export const defaults: AccessSettings = {
   environment: "production",
   banAfter: 10,
   banSeconds: 900,
-  anonymousPerMinute: 60
+  anonymousPerMinute: 60,
+  anonymousAddresses: 100_000
 }
 
 /**
@@ -77,8 +83,9 @@ export const environment: Config.Config<Environment> = Config.string("ANIMAL_STO
 
 /**
  * The settings from configuration: `ANIMAL_STORE_ENV` (`environment`),
- * `ANIMAL_STORE_BAN_AFTER`, `ANIMAL_STORE_BAN_SECONDS` and
- * `ANIMAL_STORE_ANONYMOUS_PER_MINUTE` (positive integers), each defaulting
+ * `ANIMAL_STORE_BAN_AFTER`, `ANIMAL_STORE_BAN_SECONDS`,
+ * `ANIMAL_STORE_ANONYMOUS_PER_MINUTE` and `ANIMAL_STORE_ANONYMOUS_ADDRESSES`
+ * (positive integers), each defaulting
  * to `defaults`. The server reads its flags with it too (a `ConfigProvider`
  * of the flags over the environment).
  *
@@ -89,7 +96,8 @@ export const config: Config.Config<AccessSettings> = Config.all({
   environment: environment.pipe(Config.withDefault(defaults.environment)),
   banAfter: positiveInteger("ANIMAL_STORE_BAN_AFTER", defaults.banAfter),
   banSeconds: positiveInteger("ANIMAL_STORE_BAN_SECONDS", defaults.banSeconds),
-  anonymousPerMinute: positiveInteger("ANIMAL_STORE_ANONYMOUS_PER_MINUTE", defaults.anonymousPerMinute)
+  anonymousPerMinute: positiveInteger("ANIMAL_STORE_ANONYMOUS_PER_MINUTE", defaults.anonymousPerMinute),
+  anonymousAddresses: positiveInteger("ANIMAL_STORE_ANONYMOUS_ADDRESSES", defaults.anonymousAddresses)
 })
 
 /**

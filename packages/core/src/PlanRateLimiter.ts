@@ -1,7 +1,8 @@
 /**
  * The rate limits of decisions.md: two fixed UTC windows per key (minute and
- * day) from its plan, the per-address limit for requests without a valid key,
- * and the ban of keys that go on after being refused.
+ * day) from its plan, counted in the store; the per-address limit for requests
+ * without a valid key, counted in this process's memory; and the ban of keys
+ * that go on after being refused.
  *
  * @since 1.0.0
  */
@@ -11,7 +12,10 @@ import type { AccessSettings } from "./AccessConfig.js"
 import type { Principal } from "./ApiKey.js"
 import type { Plan } from "./Plan.js"
 import { RateLimitStore } from "./RateLimitStore.js"
+import type { RateLimitState } from "./RateLimitStore.js"
 import type { StoreError } from "./StoreError.js"
+import { bucketOf } from "./internal/addressBucket.js"
+import * as AddressStates from "./internal/addressStates.js"
 import { decide } from "./internal/rateLimit.js"
 import type { BanPolicy, RateLimitRules } from "./internal/rateLimit.js"
 import * as Tracing from "./internal/tracing.js"
@@ -66,9 +70,10 @@ export interface RateLimitDecision {
  */
 export interface PlanRateLimiterService {
   /**
-   * Checks and counts one request of `subject` at the current time, atomically
-   * in the store. The time is read when the store counts, from the `Clock` of
-   * the fiber that built the limiter (a `TestClock` in tests).
+   * Checks and counts one request of `subject` at the current time: a key
+   * atomically in the store, an address in this limiter's memory (never in the
+   * store). The time is read when it is counted, from the `Clock` of the fiber
+   * that built the limiter (a `TestClock` in tests).
    */
   readonly check: (subject: RateLimitSubject) => Effect.Effect<RateLimitDecision, StoreError>
 }
@@ -112,10 +117,6 @@ const decisionCounters = Object.fromEntries(
   ])
 ) as Record<Plan | "anonymous", Record<RateLimitDecision["outcome"], Metric.Metric.Counter<number>>>
 
-/** Keys and addresses never share a store subject. */
-const storeSubject = (subject: RateLimitSubject): string =>
-  subject._tag === "Key" ? `key:${subject.principal.keyId}` : `addr:${subject.address}`
-
 /** The rules of every subject under `settings`. */
 const rulesFor = (settings: AccessSettings): (subject: RateLimitSubject) => RateLimitRules => {
   const addressRules: RateLimitRules = {
@@ -134,9 +135,12 @@ const rulesFor = (settings: AccessSettings): (subject: RateLimitSubject) => Rate
 }
 
 /**
- * Builds the limiter on a `RateLimitStore`. A key is limited by the minute
- * and day windows of its principal's limits and banned per `AccessConfig`;
- * an address by `anonymousPerMinute` a minute, without a day window or ban.
+ * Builds the limiter. A key is limited by the minute and day windows of its
+ * principal's limits and banned per `AccessConfig`, counted in the
+ * `RateLimitStore`. An address is limited by `anonymousPerMinute` a minute,
+ * without a day window or ban, counted in memory per address (IPv6 per /64
+ * prefix) for at most `anonymousAddresses` addresses, the least recently seen
+ * forgotten first.
  *
  * @since 1.0.0
  * @category constructors
@@ -144,14 +148,20 @@ const rulesFor = (settings: AccessSettings): (subject: RateLimitSubject) => Rate
 export const make: Effect.Effect<PlanRateLimiterService, never, RateLimitStore | AccessConfig> = Effect.gen(
   function*() {
     const store = yield* RateLimitStore
-    const rulesOf = rulesFor(yield* AccessConfig)
+    const settings = yield* AccessConfig
+    const rulesOf = rulesFor(settings)
+    const addresses = yield* AddressStates.make(settings.anonymousAddresses)
     const clock = yield* Effect.clock
     const span = yield* Tracing.span
     return {
       check: (subject) => {
         const rules = rulesOf(subject)
         const counters = decisionCounters[subject._tag === "Key" ? subject.principal.plan : "anonymous"]
-        return store.modify(storeSubject(subject), (state) => decide(rules, clock.unsafeCurrentTimeMillis())(state)).pipe(
+        const step = (state: RateLimitState | undefined) => decide(rules, clock.unsafeCurrentTimeMillis())(state)
+        const counted = subject._tag === "Key"
+          ? store.modify(`key:${subject.principal.keyId}`, step)
+          : addresses.modify(bucketOf(subject.address), step)
+        return counted.pipe(
           Effect.tap((decision) => Metric.increment(counters[decision.outcome])),
           span("PlanRateLimiter.check")
         )

@@ -11,8 +11,8 @@ import { Context } from "effect"
 import type { StoreError } from "./StoreError.js"
 
 /**
- * The counters of one subject (an API key or a client address). Instants are
- * Unix epoch milliseconds.
+ * The counters of one subject: an API key in a store, a client address in
+ * the limiter's memory. Instants are Unix epoch milliseconds.
  *
  * @since 1.0.0
  * @category models

@@ -10,13 +10,14 @@ const read = (env: Record<string, string>) =>
   ))
 
 describe("AccessConfig", () => {
-  it.effect("layer fills in the defaults: production, ban after 10 for 900 s, 60 anonymous requests a minute", () =>
+  it.effect("layer fills in the defaults: production, ban after 10 for 900 s, 60 anonymous requests a minute, 100,000 addresses", () =>
     Effect.gen(function*() {
       expect(yield* Effect.provide(AccessConfig.AccessConfig, AccessConfig.layer())).toEqual({
         environment: "production",
         banAfter: 10,
         banSeconds: 900,
-        anonymousPerMinute: 60
+        anonymousPerMinute: 60,
+        anonymousAddresses: 100_000
       })
       expect(yield* Effect.provide(AccessConfig.AccessConfig, AccessConfig.layer({ banAfter: 3 }))).toEqual({
         ...AccessConfig.defaults,
@@ -32,9 +33,10 @@ describe("AccessConfig", () => {
           ANIMAL_STORE_ENV: "staging",
           ANIMAL_STORE_BAN_AFTER: "2",
           ANIMAL_STORE_BAN_SECONDS: "30",
-          ANIMAL_STORE_ANONYMOUS_PER_MINUTE: "5"
+          ANIMAL_STORE_ANONYMOUS_PER_MINUTE: "5",
+          ANIMAL_STORE_ANONYMOUS_ADDRESSES: "1000"
         })
-      ).toEqual(Exit.succeed({ environment: "staging", banAfter: 2, banSeconds: 30, anonymousPerMinute: 5 }))
+      ).toEqual(Exit.succeed({ environment: "staging", banAfter: 2, banSeconds: 30, anonymousPerMinute: 5, anonymousAddresses: 1000 }))
     }))
 
   it.effect("layerConfig refuses an unknown environment and anything but a positive integer", () =>
@@ -46,7 +48,8 @@ describe("AccessConfig", () => {
         ["ANIMAL_STORE_ANONYMOUS_PER_MINUTE", "1.5"],
         ["ANIMAL_STORE_BAN_AFTER", "ten"],
         ["ANIMAL_STORE_BAN_AFTER", "+3"],
-        ["ANIMAL_STORE_BAN_SECONDS", "9007199254740992"]
+        ["ANIMAL_STORE_BAN_SECONDS", "9007199254740992"],
+        ["ANIMAL_STORE_ANONYMOUS_ADDRESSES", "0"]
       ] as const
       for (const [name, value] of invalid) {
         const exit = yield* read({ [name]: value })

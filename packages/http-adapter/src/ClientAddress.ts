@@ -3,9 +3,11 @@
  * valid key are limited by. It is the socket's peer address; `X-Forwarded-For`
  * is read only when that peer is a configured trusted proxy, and then the
  * client is the right-most address in it that is not itself a trusted proxy.
- * Trusted proxies are addresses or CIDR ranges, IPv4 and IPv6
- * (`10.0.0.0/8`, `2001:db8::/32`); an IPv4-mapped IPv6 address
- * (`::ffff:10.0.0.1`) is its IPv4 address.
+ * That address must parse as an IP address (no port, no brackets, no zone id,
+ * no leading zeros); when it does not, the peer address is used. Addresses
+ * are normalised: an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is its IPv4
+ * address, IPv6 is in canonical form (RFC 5952). Trusted proxies are
+ * addresses or CIDR ranges, IPv4 and IPv6 (`10.0.0.0/8`, `2001:db8::/32`).
  *
  * @since 1.0.0
  */
@@ -23,14 +25,26 @@ import * as AddressRanges from "./internal/addressRanges.js"
 export const unknown = "unknown"
 
 /**
- * `::ffff:10.0.0.1` and `10.0.0.1` are the same client.
+ * An IP address in canonical form: `::ffff:10.0.0.1` is `10.0.0.1`, IPv6 as
+ * RFC 5952 writes it (`2001:DB8:0::0:1` is `2001:db8::1`); `undefined` when
+ * `text` is not an IP address (`010.0.0.1`, `10.0.0.1:80`, `[::1]`,
+ * `fe80::1%eth0`, a name, more than 45 characters).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const parse = (text: string): string | undefined => AddressRanges.canonical(text)
+
+/**
+ * A peer address as its client: in canonical form when it is an IP address
+ * (see `parse`), otherwise the text as given, trimmed.
  *
  * @since 1.0.0
  * @category constructors
  */
 export const normalize = (address: string): string => {
-  const trimmed = address.trim().toLowerCase()
-  return trimmed.startsWith("::ffff:") && trimmed.includes(".") ? trimmed.slice("::ffff:".length) : trimmed
+  const trimmed = address.trim()
+  return AddressRanges.canonical(trimmed) ?? trimmed
 }
 
 /**
@@ -71,15 +85,25 @@ const trustedList = (trustedProxies: ReadonlyArray<string>): BlockList | undefin
   return AddressRanges.blockList(ranges)
 }
 
-/** The client behind `trusted` proxies, from the peer address and the `X-Forwarded-For` value. */
+/**
+ * The client behind `trusted` proxies, from the peer address and the
+ * `X-Forwarded-For` value: the right-most hop that is not a trusted proxy (the
+ * left-most when all are); the peer when a hop up to it is not an IP address.
+ */
 const behind = (trusted: BlockList | undefined, peer: string, forwardedFor: string | undefined): string => {
   const address = normalize(peer)
   if (trusted === undefined || forwardedFor === undefined || !AddressRanges.contains(trusted, address)) return address
-  const hops = forwardedFor.split(",").map(normalize).filter((hop) => hop.length > 0)
+  const hops = forwardedFor.split(",")
+  let client = address
   for (let i = hops.length - 1; i >= 0; i--) {
-    if (!AddressRanges.contains(trusted, hops[i]!)) return hops[i]!
+    const hop = hops[i]!.trim()
+    if (hop.length === 0) continue
+    const parsed = AddressRanges.canonical(hop)
+    if (parsed === undefined) return address
+    if (!AddressRanges.contains(trusted, parsed)) return parsed
+    client = parsed
   }
-  return hops[0] ?? address
+  return client
 }
 
 /**

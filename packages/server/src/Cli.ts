@@ -198,6 +198,12 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
     fallback: String(AccessConfig.defaults.anonymousPerMinute),
     decode: Settings.positiveInteger
   }).pipe(Options.withDefault(AccessConfig.defaults.anonymousPerMinute)),
+  anonymousAddresses: serveSetting("anonymous-addresses", {
+    value: "N",
+    about: "addresses without a valid key counted in each process's memory, the least recently seen forgotten first",
+    fallback: String(AccessConfig.defaults.anonymousAddresses),
+    decode: Settings.positiveInteger
+  }).pipe(Options.withDefault(AccessConfig.defaults.anonymousAddresses)),
   production: serveSetting("base-url", {
     value: "URL",
     about: "production base address, in the OpenAPI document, Location and Link",
@@ -279,7 +285,8 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
       environment: settings.environment,
       banAfter: settings.banAfter,
       banSeconds: settings.banSeconds,
-      anonymousPerMinute: settings.anonymousPerMinute
+      anonymousPerMinute: settings.anonymousPerMinute,
+      anonymousAddresses: settings.anonymousAddresses
     },
     keys,
     servers: {

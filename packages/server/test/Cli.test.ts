@@ -69,7 +69,7 @@ describe("animal-store serve options", () => {
       host: "127.0.0.1",
       port: 8080,
       store: { _tag: "Sqlite", filename: "./data/animal-store.db" },
-      access: { environment: "production", banAfter: 10, banSeconds: 900, anonymousPerMinute: 60 },
+      access: { environment: "production", banAfter: 10, banSeconds: 900, anonymousPerMinute: 60, anonymousAddresses: 100_000 },
       servers: {},
       trustedProxies: [],
       corsOrigins: [],
@@ -88,6 +88,7 @@ describe("animal-store serve options", () => {
     "ban-after": ["3", "4"],
     "ban-seconds": ["30", "40"],
     "anonymous-per-minute": ["5", "6"],
+    "anonymous-addresses": ["1000", "2000"],
     "base-url": ["https://a.example/v1", "https://b.example/v1"],
     "staging-base-url": ["https://s.example/v1", "https://t.example/v1"],
     "trusted-proxies": ["10.0.0.1", "10.0.0.2,10.0.0.3"],
@@ -135,6 +136,7 @@ describe("animal-store serve options", () => {
     expect(help).toContain(`(ANIMAL_STORE_BAN_AFTER; default ${defaults.access?.banAfter})`)
     expect(help).toContain(`(ANIMAL_STORE_BAN_SECONDS; default ${defaults.access?.banSeconds})`)
     expect(help).toContain(`(ANIMAL_STORE_ANONYMOUS_PER_MINUTE; default ${defaults.access?.anonymousPerMinute})`)
+    expect(help).toContain(`(ANIMAL_STORE_ANONYMOUS_ADDRESSES; default ${defaults.access?.anonymousAddresses})`)
     expect(help).toContain("ANIMAL_STORE_API_KEYS provisions keys")
     const create = await Effect.runPromise(run(["keys", "create", "--help"]))
     expect(create.out.join("\n")).toContain("free, pro, business or enterprise")

@@ -25,7 +25,8 @@ const state: fc.Arbitrary<RateLimitState> = fc.record({
   bannedUntil: fc.oneof(fc.constant(0), instant)
 })
 
-const subjects = ["key:key_a", "key:key_b", "addr:127.0.0.1", "addr:::1", "addr:2001:db8::1", "addr:école é 🐾"]
+/** Subjects are any strings: the limiter stores keys' states only (`key:<id>`), a store must not care. */
+const subjects = ["key:key_a", "key:key_b", "127.0.0.1", "::1", "a subject: 2001:db8::1", "école é 🐾"]
 
 const keyRules = (perMinute: number, perDay: number): RateLimitRules => ({
   windows: [{ name: "minute", limit: perMinute }, { name: "day", limit: perDay }],

@@ -44,3 +44,30 @@ export const contains = (list: BlockList, address: string): boolean => {
   const version = isIP(address)
   return version !== 0 && list.check(address, version === 4 ? "ipv4" : "ipv6")
 }
+
+/** The longest IP address text: six IPv6 groups and a dotted IPv4 address. @internal */
+export const maxLength = 45
+
+/** An IPv4-mapped IPv6 address in canonical form, its last two groups captured. */
+const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/
+
+/**
+ * `text` as an IP address in canonical form (IPv6 as the URL standard writes
+ * a host, which is RFC 5952's form: lowercase, no leading zeros, the first
+ * longest run of two or more zero groups compressed), an IPv4-mapped IPv6
+ * address as its IPv4 address; `undefined` when `text` is not an IP address
+ * (leading zeros in IPv4, a port, brackets, a zone id, longer than
+ * `maxLength`). @internal
+ */
+export const canonical = (text: string): string | undefined => {
+  if (text.length > maxLength) return undefined
+  const version = isIP(text)
+  if (version === 4) return text
+  if (version !== 6 || text.includes("%")) return undefined
+  const address = new URL(`http://[${text}]/`).hostname.slice(1, -1)
+  const v4 = mapped.exec(address)
+  if (v4 === null) return address
+  const high = parseInt(v4[1]!, 16)
+  const low = parseInt(v4[2]!, 16)
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
+}

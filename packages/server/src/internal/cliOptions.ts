@@ -52,6 +52,7 @@ export const serveFlags = {
   "ban-after": "ANIMAL_STORE_BAN_AFTER",
   "ban-seconds": "ANIMAL_STORE_BAN_SECONDS",
   "anonymous-per-minute": "ANIMAL_STORE_ANONYMOUS_PER_MINUTE",
+  "anonymous-addresses": "ANIMAL_STORE_ANONYMOUS_ADDRESSES",
   "base-url": "ANIMAL_STORE_BASE_URL",
   "staging-base-url": "ANIMAL_STORE_STAGING_BASE_URL",
   "trusted-proxies": "ANIMAL_STORE_TRUSTED_PROXIES",
