@@ -4,6 +4,7 @@
 import type { AbReport } from "./ab.js"
 import type { HttpReport } from "./http.js"
 import type { InProcessResult } from "./inProcess.js"
+import type { FacadeResult } from "./facade.js"
 
 export const targets = {
   /** HTTP requests per second, ours / the same-rules node:http floor (median of the rounds), on every scenario. */
@@ -18,6 +19,10 @@ export const targets = {
   fastifyRssRatio: 1.2,
   /** In-process `listPets` on the SQLite store, ours / better-sqlite3 alone. */
   sqliteListRatio: 0.5,
+  /** In-process `guarded.getPet` on SQLite through the facade / the plain better-sqlite3 equivalent, CPU and wall per call, one at a time: at most. */
+  facadeOneRatio: 1.5,
+  /** The same, 64 calls at once: at most. */
+  facadeManyRatio: 1.0,
   /** Server CPU per createPet with a new `Idempotency-Key` / without one: at most (issue 15). */
   idempotencyCpuRatio: 1.2,
   /** `--baseline`: HTTP requests per second, today / the baseline (median of the rounds), on every scenario: at least. */
@@ -44,6 +49,20 @@ export const idempotencyRow = (result: IdempotencyResult): Row => ({
   target: `<= ${targets.idempotencyCpuRatio}x`,
   met: result.ratio <= targets.idempotencyCpuRatio
 })
+
+/** The rows of the facade's `guarded.getPet` against the plain equivalent: met when CPU and wall time are within the target. */
+export const facadeRows = (results: ReadonlyArray<FacadeResult>): Array<Row> =>
+  results.map((result) => {
+    const target = result.concurrency === 1 ? targets.facadeOneRatio : targets.facadeManyRatio
+    return {
+      scenario: `in-process facade guarded.getPet on SQLite, ${result.concurrency} at once, CPU / wall per call`,
+      ours: `${micros(result.facade.cpuMicros)} / ${micros(result.facade.wallMicros)} µs`,
+      floor: `${micros(result.plain.cpuMicros)} / ${micros(result.plain.wallMicros)} µs`,
+      ratio: `${number(result.cpuRatio, 2)}x / ${number(result.wallRatio, 2)}x`,
+      target: `<= ${number(target, 1)}x`,
+      met: result.cpuRatio <= target && result.wallRatio <= target
+    }
+  })
 
 export interface Row {
   readonly scenario: string

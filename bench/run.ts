@@ -40,7 +40,9 @@ import type { InProcessResult, SizeInfo } from "./inProcess.js"
 import { runSize } from "./inProcess.js"
 import type { Row } from "./report.js"
 import type { IdempotencyResult } from "./report.js"
-import { abMissed, abTable, httpRows, idempotencyRow, inProcessRows, inProcessTarget, table, targets } from "./report.js"
+import { abMissed, abTable, facadeRows, httpRows, idempotencyRow, inProcessRows, inProcessTarget, table, targets } from "./report.js"
+import type { FacadeResult } from "./facade.js"
+import { runFacade } from "./facade.js"
 import { root } from "./serverProcess.js"
 import { requireWrk } from "./wrk.js"
 
@@ -149,6 +151,7 @@ const runParts = async () => {
   const inProcessTiming = { warmupMs: 300, rounds: 5, roundMs: 200 }
   const sizeInfo: Array<SizeInfo> = []
   const inProcess: Array<InProcessResult> = []
+  let facade: ReadonlyArray<FacadeResult> = []
   if (flags.only === undefined || flags.only === "inprocess") {
     log("In-process (PetOperations; floor: the same query on better-sqlite3 alone)")
     for (const pets of sizes) {
@@ -156,6 +159,8 @@ const runParts = async () => {
       sizeInfo.push(info)
       inProcess.push(...results)
     }
+    log("In-process facade (guarded.getPet on SQLite; plain: the same on better-sqlite3 alone)")
+    facade = await runFacade({ rounds: 7, calls: 2_048 }, log)
   }
 
   // The HTTP and Idempotency-Key parts load the servers with wrk: installed first if it is missing.
@@ -176,6 +181,7 @@ const runParts = async () => {
 
   const rows: Array<Row> = [
     ...inProcessRows(inProcess),
+    ...facadeRows(facade),
     ...(http === undefined ? [] : httpRows(http)),
     ...(idempotency === undefined ? [] : [idempotencyRow(idempotency)])
   ]
@@ -186,7 +192,8 @@ const runParts = async () => {
     inProcess: {
       timing: { ...inProcessTiming, clock: "process CPU time (user + system)" },
       sizes: sizeInfo,
-      results: inProcess.map((result) => ({ ...result, target: inProcessTarget(result) }))
+      results: inProcess.map((result) => ({ ...result, target: inProcessTarget(result) })),
+      facade
     },
     http: http === undefined ? undefined : {
       ...http,

@@ -18,7 +18,7 @@ import { StoreError } from "@animal-store/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type { Scope } from "effect"
-import { Clock, Context, Duration, Effect, Option, Schedule } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Option, Schedule } from "effect"
 import * as Driver from "./driver.js"
 import * as FileGuard from "./fileGuard.js"
 import * as Statements from "./statements.js"
@@ -144,61 +144,74 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     const commit = driver.prepare("COMMIT")
     const rollback = driver.prepare("ROLLBACK")
 
-    const readOnDriver = <A>(doing: string, f: (statements: Statements.Statements) => A) =>
-      Effect.suspend(() => {
-        const refused = guard.beforeUse()
-        if (refused !== undefined) return Effect.fail(refused)
-        try {
-          return Effect.succeed(f(onDriver))
-        } catch (error) {
-          return failure(doing, error)
-        }
-      })
+    /** Runs `f` on the driver's connection now: its result, or the error it threw. */
+    const readNow = <A>(doing: string, f: (statements: Statements.Statements) => A): Effect.Effect<A, StoreError.StoreError> => {
+      const refused = guard.beforeUse()
+      if (refused !== undefined) return Effect.fail(refused)
+      try {
+        return Effect.succeed(f(onDriver))
+      } catch (error) {
+        return failure(doing, error)
+      }
+    }
 
-    const writeOnDriver = <A>(doing: string, f: (statements: Statements.Statements) => A, onEnd: OnEnd | undefined) =>
-      Effect.suspend((): Effect.Effect<A, StoreError.StoreError> => {
-        const refused = guard.beforeUse()
-        if (refused !== undefined) return Effect.fail(refused)
-        try {
-          begin.run()
-        } catch (error) {
-          return failure(doing, error)
-        }
-        let result: A
-        try {
-          result = f(onDriver)
-          const changed = guard.beforeCommit() // the files must still be those opened: else nothing is acknowledged
-          if (changed !== undefined) throw changed
-          commit.run()
-        } catch (error) {
-          if (driver.inTransaction) {
-            try {
-              rollback.run()
-            } catch {
-              // SQLite rolled it back already (a full disk, an I/O error).
-            }
+    /** Runs `f` in a transaction on the driver's connection now, committed before it returns. */
+    const writeNow = <A>(
+      doing: string,
+      f: (statements: Statements.Statements) => A,
+      onEnd: OnEnd | undefined
+    ): Effect.Effect<A, StoreError.StoreError> => {
+      const refused = guard.beforeUse()
+      if (refused !== undefined) return Effect.fail(refused)
+      try {
+        begin.run()
+      } catch (error) {
+        return failure(doing, error)
+      }
+      let result: A
+      try {
+        result = f(onDriver)
+        const changed = guard.beforeCommit() // the files must still be those opened: else nothing is acknowledged
+        if (changed !== undefined) throw changed
+        commit.run()
+      } catch (error) {
+        if (driver.inTransaction) {
+          try {
+            rollback.run()
+          } catch {
+            // SQLite rolled it back already (a full disk, an I/O error).
           }
-          onEnd?.(false)
-          if (error instanceof StoreError.StoreError) return Effect.fail(error)
-          if (!isSqlFailure(error)) return Effect.die(error)
-          const failed = fromCause(doing, error)
-          guard.failed(failed)
-          return Effect.fail(failed)
         }
-        guard.committed()
-        onEnd?.(true)
-        return Effect.succeed(result)
-      })
+        onEnd?.(false)
+        if (error instanceof StoreError.StoreError) return Effect.fail(error)
+        if (!isSqlFailure(error)) return Effect.die(error)
+        const failed = fromCause(doing, error)
+        guard.failed(failed)
+        return Effect.fail(failed)
+      }
+      guard.committed()
+      onEnd?.(true)
+      return Effect.succeed(result)
+    }
+
+    /** Runs `attempt` now; while another connection holds the lock, again off the event loop. */
+    const now = <A>(attempt: () => Effect.Effect<A, StoreError.StoreError>): Effect.Effect<A, StoreError.StoreError> => {
+      const first = attempt()
+      const exit = first as Exit.Exit<A, StoreError.StoreError>
+      return Exit.isExit(first) && Exit.isFailure(exit) && Cause.isFailType(exit.cause) && isBusy(exit.cause.error)
+        ? waitingForLocks(Effect.suspend(attempt))
+        : first
+    }
 
     return Database.of({
       read: (doing, f) =>
         Effect.withFiberRuntime((fiber) =>
-          inOwnTransaction(fiber) ? readOnClient(doing, f) : waitingForLocks(readOnDriver(doing, f))
+          inOwnTransaction(fiber) ? readOnClient(doing, f) : now(() => readNow(doing, f))
         ),
       inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
       write: (doing, f, onEnd) =>
         Effect.withFiberRuntime((fiber) =>
-          inOwnTransaction(fiber) ? onClientConnection(doing, f, onEnd) : waitingForLocks(writeOnDriver(doing, f, onEnd))
+          inOwnTransaction(fiber) ? onClientConnection(doing, f, onEnd) : now(() => writeNow(doing, f, onEnd))
         )
     })
   })

@@ -31,8 +31,9 @@ export interface FileGuard {
   /** Fails while the files are not the ones opened (looked at now) or the disk is full: for readiness. */
   readonly check: Effect.Effect<void, StoreError.StoreError>
   /**
-   * Looks at the `-shm` file now, before a statement would write to its mapping: the error that
-   * refuses the statement when it was made unwritable (the write would kill the process, SIGBUS).
+   * Looks at the `-shm` file, once a turn of the event loop, before a statement would write to its
+   * mapping: the error that refuses the statement when it was made unwritable (the write would kill
+   * the process, SIGBUS).
    */
   readonly beforeUse: () => StoreError.StoreError | undefined
   /** Looks at the files now: the error that refuses the commit about to be acknowledged, if they changed. */
@@ -129,8 +130,12 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
     /** While the disk is full: the free space when it was found full. */
     let full: { readonly free: number } | undefined
 
-    /** Whether the `-shm` file was made immutable: looked at once a second, and by `check`. */
+    /** Whether the `-shm` file was made immutable: looked at once a second, by `check`, and once a turn that uses it. */
     let shmUnwritable = false
+    let shmLookedAt = false
+    const lookAtShmAgain = () => {
+      shmLookedAt = false
+    }
 
     /** What is wrong with the database file or its WAL now. */
     const look = (): string | undefined => {
@@ -192,9 +197,13 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         return Effect.void
       }),
       beforeUse: () => {
-        const unwritable = isImmutable(shmPath)
-        if (unwritable !== shmUnwritable) refresh(true)
-        return unwritable ? changedError(`the shared-memory file "${shmPath}" was made unwritable`) : undefined
+        if (!shmLookedAt) {
+          shmLookedAt = true
+          setImmediate(lookAtShmAgain)
+          const unwritable = isImmutable(shmPath)
+          if (unwritable !== shmUnwritable) refresh(true)
+        }
+        return shmUnwritable ? changedError(`the shared-memory file "${shmPath}" was made unwritable`) : undefined
       },
       beforeCommit: () => {
         refresh(false)
