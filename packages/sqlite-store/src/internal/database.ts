@@ -57,8 +57,8 @@ const isSqlFailure = (error: unknown): boolean =>
   (error as { readonly _tag?: unknown } | undefined)?._tag === "SqlError" ||
   StoreError.codeAlongCauses(error, (code) => code.startsWith("SQLITE_")) !== undefined
 
-const failure = (doing: string, error: unknown): Effect.Effect<never, StoreError.StoreError> =>
-  isSqlFailure(error) ? Effect.fail(fromCause(doing, error)) : Effect.die(error)
+const failure = (doing: string, error: unknown): Exit.Exit<never, StoreError.StoreError> =>
+  isSqlFailure(error) ? Exit.fail(fromCause(doing, error)) : Exit.die(error)
 
 const isBusy = (error: StoreError.StoreError): boolean =>
   StoreError.codeAlongCauses(error, (code) => code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) !==
@@ -104,7 +104,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
 
     /** Retried while another connection holds the lock, until the busy timeout. */
     const lockWaits = Schedule.exponential(Duration.millis(1), 2).pipe(
-      Schedule.either(Schedule.spaced(Duration.millis(20))),
+      Schedule.either(Schedule.spaced(Duration.millis(4))),
       Schedule.jittered,
       Schedule.upTo(Duration.millis(Number(busyTimeout)))
     )
@@ -145,11 +145,11 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     const rollback = driver.prepare("ROLLBACK")
 
     /** Runs `f` on the driver's connection now: its result, or the error it threw. */
-    const readNow = <A>(doing: string, f: (statements: Statements.Statements) => A): Effect.Effect<A, StoreError.StoreError> => {
+    const readNow = <A>(doing: string, f: (statements: Statements.Statements) => A): Exit.Exit<A, StoreError.StoreError> => {
       const refused = guard.beforeUse()
-      if (refused !== undefined) return Effect.fail(refused)
+      if (refused !== undefined) return Exit.fail(refused)
       try {
-        return Effect.succeed(f(onDriver))
+        return Exit.succeed(f(onDriver))
       } catch (error) {
         return failure(doing, error)
       }
@@ -160,9 +160,9 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       doing: string,
       f: (statements: Statements.Statements) => A,
       onEnd: OnEnd | undefined
-    ): Effect.Effect<A, StoreError.StoreError> => {
+    ): Exit.Exit<A, StoreError.StoreError> => {
       const refused = guard.beforeUse()
-      if (refused !== undefined) return Effect.fail(refused)
+      if (refused !== undefined) return Exit.fail(refused)
       try {
         begin.run()
       } catch (error) {
@@ -183,22 +183,21 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
           }
         }
         onEnd?.(false)
-        if (error instanceof StoreError.StoreError) return Effect.fail(error)
-        if (!isSqlFailure(error)) return Effect.die(error)
+        if (error instanceof StoreError.StoreError) return Exit.fail(error)
+        if (!isSqlFailure(error)) return Exit.die(error)
         const failed = fromCause(doing, error)
         guard.failed(failed)
-        return Effect.fail(failed)
+        return Exit.fail(failed)
       }
       guard.committed()
       onEnd?.(true)
-      return Effect.succeed(result)
+      return Exit.succeed(result)
     }
 
     /** Runs `attempt` now; while another connection holds the lock, again off the event loop. */
-    const now = <A>(attempt: () => Effect.Effect<A, StoreError.StoreError>): Effect.Effect<A, StoreError.StoreError> => {
+    const now = <A>(attempt: () => Exit.Exit<A, StoreError.StoreError>): Effect.Effect<A, StoreError.StoreError> => {
       const first = attempt()
-      const exit = first as Exit.Exit<A, StoreError.StoreError>
-      return Exit.isExit(first) && Exit.isFailure(exit) && Cause.isFailType(exit.cause) && isBusy(exit.cause.error)
+      return Exit.isFailure(first) && Cause.isFailType(first.cause) && isBusy(first.cause.error)
         ? waitingForLocks(Effect.suspend(attempt))
         : first
     }
