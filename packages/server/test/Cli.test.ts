@@ -197,6 +197,21 @@ describe("animal-store serve options", () => {
       expect(message).not.toContain(secret)
     }
   })
+
+  it("refuses an admin token shorter than 32 characters, or one set without --ops-port, never repeating it", async () => {
+    const short = "admin-token-of-31-characters-xx"
+    const long = "admin-token-of-32-characters-xxx"
+    expect([...short]).toHaveLength(31)
+    const tooShort = await failure(["serve", "--ops-port", "9464"], { ANIMAL_STORE_ADMIN_TOKEN: short })
+    expect(tooShort).toBe("ANIMAL_STORE_ADMIN_TOKEN must be at least 32 characters long")
+    const withoutOps = await failure(["serve"], { ANIMAL_STORE_ADMIN_TOKEN: long })
+    expect(withoutOps).toMatch(/^ANIMAL_STORE_ADMIN_TOKEN is set but --ops-port is not: /)
+    expect(await failure(["serve"], { ANIMAL_STORE_ADMIN_TOKEN: short, ANIMAL_STORE_OPS_PORT: "" })).toBe(withoutOps)
+    for (const message of [tooShort, withoutOps]) expect(message).not.toMatch(/admin-token-of/)
+    const accepted = Either.getOrThrow(parseServe(["--ops-port", "9464"], { ANIMAL_STORE_ADMIN_TOKEN: long }))[2]
+    expect(accepted.ops?.adminToken && Redacted.value(accepted.ops.adminToken)).toBe(long)
+    expect(Either.getOrThrow(parseServe(["--ops-port", "9464"]))[2].ops?.adminToken).toBeUndefined()
+  })
 })
 
 describe("animal-store keys", () => {
