@@ -126,6 +126,9 @@ const logLevels: Readonly<Record<string, LogLevel.LogLevel>> = {
   none: LogLevel.None
 }
 
+/** The variable of `--create`. */
+const createVariable = "ANIMAL_STORE_CREATE"
+
 /** The variable of `--log-level`. */
 const logLevelVariable = "ANIMAL_STORE_LOG_LEVEL"
 
@@ -282,6 +285,13 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
         ? Either.right(logLevels[text]!)
         : Either.left(`expected debug, info, warn, error or none, got "${text}"`)
   }).pipe(Options.withDefault(LogLevel.Info)),
+  create: Options.boolean("create").pipe(
+    Options.withDescription(
+      "create the SQLite store even where the files of a previous one are left without its database " +
+        `(it was lost) (${createVariable}; default off)`
+    ),
+    Options.withFallbackConfig(Config.boolean(createVariable))
+  ),
   workers: serveSetting("workers", {
     value: "N|auto",
     about: "processes serving the port and the store (SQLite or PostgreSQL), restarted when one dies; auto: one per core",
@@ -317,6 +327,7 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
     accessLog: settings.accessLog,
     ops: { host: settings.opsHost, port: Option.getOrUndefined(settings.opsPort), adminToken: token },
     logLevel: settings.logLevel,
+    create: settings.create,
     workers: settings.workers
   }))
 ))

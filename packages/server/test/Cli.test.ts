@@ -113,6 +113,15 @@ describe("animal-store serve options", () => {
     })
   }
 
+  it("--create is off unless given or ANIMAL_STORE_CREATE says on; the flag wins", () => {
+    expect(serveOptions([]).create).toBe(false)
+    expect(serveOptions(["--create"]).create).toBe(true)
+    expect(serveOptions([], { ANIMAL_STORE_CREATE: "1" }).create).toBe(true)
+    expect(serveOptions([], { ANIMAL_STORE_CREATE: "on" }).create).toBe(true)
+    expect(serveOptions(["--create", "false"], { ANIMAL_STORE_CREATE: "true" }).create).toBe(false)
+    expect(serveOptions([], { ANIMAL_STORE_CREATE: "" }).create).toBe(false)
+  })
+
   it("an empty variable is unset", () => {
     const defaults = serveOptions([])
     expect(serveOptions([], Object.fromEntries(Object.values(Cli.serveFlags).map((variable) => [variable, ""])))).toEqual(defaults)
