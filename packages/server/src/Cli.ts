@@ -17,6 +17,7 @@ import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Doc from "@effect/printer/Doc"
 import { AccessConfig } from "@animal-store/core"
+import type { Redacted } from "effect"
 import { Config, Effect, Either, Layer, Logger, LogLevel, Option, Runtime } from "effect"
 import type { Env } from "./internal/cliOptions.js"
 import {
@@ -30,6 +31,7 @@ import {
   store,
   storeFailure
 } from "./internal/cliOptions.js"
+import * as AdminToken from "./internal/adminToken.js"
 import * as HeapPolicy from "./internal/heapPolicy.js"
 import * as JsonLines from "./internal/jsonLines.js"
 import * as KeysCommand from "./internal/keysCommand.js"
@@ -91,6 +93,22 @@ export type {
  */
 export const version = "1.0.0"
 
+/**
+ * The admin token (a variable only), refused when it is short or when no
+ * operations listener would serve the admin API (`opsPort` undefined).
+ */
+const adminToken = (opsPort: number | undefined) =>
+  Config.option(Config.redacted(AdminToken.variable)).pipe(
+    Effect.mapError((error) => refused(String(error))),
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.succeed(undefined),
+      onSome: (token) => {
+        const refusal = AdminToken.refusal(token, opsPort)
+        return refusal === undefined ? Effect.succeed(token) : Effect.fail(refused(refusal))
+      }
+    }))
+  )
+
 /** The keys of `ANIMAL_STORE_API_KEYS` (a variable only: keys stay off command lines). */
 const provisionedKeys = Config.option(Config.string(KeyProvisioning.variable)).pipe(
   Effect.mapError((error) => refused(String(error))),
@@ -107,6 +125,9 @@ const logLevels: Readonly<Record<string, LogLevel.LogLevel>> = {
   error: LogLevel.Error,
   none: LogLevel.None
 }
+
+/** The variable of `--create`. */
+const createVariable = "ANIMAL_STORE_CREATE"
 
 /** The variable of `--log-level`. */
 const logLevelVariable = "ANIMAL_STORE_LOG_LEVEL"
@@ -142,8 +163,15 @@ const takeLogLevel = (argv: ReadonlyArray<string>): { readonly argv: ReadonlyArr
  * @category models
  */
 export interface ServeOptions extends Supervisor.Options {
-  /** The operations listener's address; it is off when `port` is `undefined`. */
-  readonly ops?: { readonly host: string; readonly port: number | undefined } | undefined
+  /**
+   * The operations listener's address, off when `port` is `undefined`, and
+   * the token of its admin API (`ANIMAL_STORE_ADMIN_TOKEN`), off when `undefined`.
+   */
+  readonly ops?: {
+    readonly host: string
+    readonly port: number | undefined
+    readonly adminToken?: Redacted.Redacted<string> | undefined
+  } | undefined
 }
 
 /**
@@ -263,6 +291,13 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
         ? Either.right(logLevels[text]!)
         : Either.left(`expected debug, info, warn, error or none, got "${text}"`)
   }).pipe(Options.withDefault(LogLevel.Info)),
+  create: Options.boolean("create").pipe(
+    Options.withDescription(
+      "create the SQLite store even where the files of a previous one are left without its database " +
+        `(it was lost) (${createVariable}; default off)`
+    ),
+    Options.withFallbackConfig(Config.boolean(createVariable))
+  ),
   workers: serveSetting("workers", {
     value: "N|auto",
     about: "processes serving the port and the store (SQLite or PostgreSQL), restarted when one dies; auto: one per core",
@@ -270,7 +305,7 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
     decode: Supervisor.parseWorkers
   }).pipe(Options.withDefault(1))
 }).pipe(Options.mapEffect((settings) =>
-  Effect.map(provisionedKeys, (keys): ServeOptions => ({
+  Effect.map(Effect.zip(provisionedKeys, adminToken(Option.getOrUndefined(settings.opsPort))), ([keys, token]): ServeOptions => ({
     host: settings.host,
     port: settings.port,
     // Only a PostgreSQL store has a pool and statements: the settings are ignored otherwise.
@@ -297,8 +332,9 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
     corsOrigins: settings.corsOrigins,
     cursorSecret: Option.getOrUndefined(settings.cursorSecret),
     accessLog: settings.accessLog,
-    ops: { host: settings.opsHost, port: Option.getOrUndefined(settings.opsPort) },
+    ops: { host: settings.opsHost, port: Option.getOrUndefined(settings.opsPort), adminToken: token },
     logLevel: settings.logLevel,
+    create: settings.create,
     workers: settings.workers
   }))
 ))
@@ -323,14 +359,10 @@ const processPolicy = Layer.scopedDiscard(Effect.flatMap(Effect.runtime<never>()
     (release) => Effect.sync(release)
   )))
 
-/** The variable whose token opens the admin API on the operations listener. */
-const adminTokenVariable = "ANIMAL_STORE_ADMIN_TOKEN"
-
-/** The operations listener, with the admin API when `ANIMAL_STORE_ADMIN_TOKEN` is set. */
-const opsListener = (host: string, port: number) =>
+/** The operations listener, with the admin API when `adminToken` is given. */
+const opsListener = (host: string, port: number, adminToken: Redacted.Redacted<string> | undefined) =>
   Layer.unwrapScoped(Effect.gen(function*() {
-    const token = yield* Effect.orDie(Config.option(Config.redacted(adminTokenVariable)))
-    const admin = Option.isSome(token) ? yield* AdminApi.httpApp(token.value) : undefined
+    const admin = adminToken === undefined ? undefined : yield* AdminApi.httpApp(adminToken)
     return OpsListener.layer({ host, port, admin })
   }))
 
@@ -347,7 +379,7 @@ const server = (ops: ServeOptions["ops"]) => (options: StandaloneServer.Options,
   const observed = Layer.unwrapEffect(Effect.map(ServerMetrics.ServerMetrics, ({ observe }) => http(observe)))
   if (role === "worker") return Tracing.provideConfig(Layer.provide(observed, ServerMetrics.layerWorker))
   return Tracing.provideConfig(
-    opsListener(ops.host, ops.port).pipe(Layer.provideMerge(observed), Layer.provide(ServerMetrics.layer))
+    opsListener(ops.host, ops.port, ops.adminToken).pipe(Layer.provideMerge(observed), Layer.provide(ServerMetrics.layer))
   )
 }
 
@@ -358,7 +390,7 @@ const server = (ops: ServeOptions["ops"]) => (options: StandaloneServer.Options,
 const supervisorOps = (ops: ServeOptions["ops"]) =>
   ops?.port === undefined
     ? undefined
-    : Tracing.provideConfig(opsListener(ops.host, ops.port).pipe(Layer.provide(ServerMetrics.layerWorkers)))
+    : Tracing.provideConfig(opsListener(ops.host, ops.port, ops.adminToken).pipe(Layer.provide(ServerMetrics.layerWorkers)))
 
 /** The server until interrupted, in as many processes as `--workers` says. */
 const serve = ({ ops, ...options }: ServeOptions): Effect.Effect<void, CliError> =>

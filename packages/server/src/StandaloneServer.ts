@@ -42,6 +42,12 @@ export interface Options extends RequestHandler.Options {
    */
   readonly cursorSecret?: string | Redacted.Redacted<string> | undefined
   /**
+   * A SQLite store is created even where a previous one's files are left
+   * without its database (`StoreLocation.OpenOptions`). Default `false`: the
+   * start fails.
+   */
+  readonly create?: boolean | undefined
+  /**
    * The lowest level logged while the server is built and serves (access
    * lines are Info, a probe's Debug). Default: the level of the context
    * (Effect's default is Info).
@@ -67,9 +73,9 @@ const logListening = (options: Options) =>
   )
 
 /**
- * The services of core on the store at `location`, with the access settings
- * and the cursor secret: `cursorSecret` when given, in place of the store's
- * own, else the store's.
+ * The services of core on the store at `location` (opened with `open`), with
+ * the access settings and the cursor secret: `cursorSecret` when given, in
+ * place of the store's own, else the store's.
  *
  * @since 1.0.0
  * @category layers
@@ -77,7 +83,8 @@ const logListening = (options: Options) =>
 export const layerServices = (
   location: StoreLocation.StoreLocation,
   access?: Partial<AccessConfig.AccessSettings>,
-  cursorSecret?: string | Redacted.Redacted<string>
+  cursorSecret?: string | Redacted.Redacted<string>,
+  open?: StoreLocation.OpenOptions
 ): Layer.Layer<AnimalStore.Services, StoreError.StoreError> =>
   AnimalStore.layer.pipe(
     Layer.provide(AccessConfig.layer(access)),
@@ -85,8 +92,8 @@ export const layerServices = (
     // replaces the store's.
     Layer.provide(
       cursorSecret === undefined
-        ? StoreLocation.layer(location)
-        : Layer.merge(StoreLocation.layer(location), ListPetsQuery.layerCursorSecret(cursorSecret))
+        ? StoreLocation.layer(location, open)
+        : Layer.merge(StoreLocation.layer(location, open), ListPetsQuery.layerCursorSecret(cursorSecret))
     )
   )
 
@@ -157,7 +164,7 @@ export const layer = (
     Effect.addFinalizer(() => storeOpen ? Effect.logInfo("Store closed") : Effect.void)
   )
   const services = Layer.tap(
-    layerServices(options.store, options.access, options.cursorSecret),
+    layerServices(options.store, options.access, options.cursorSecret, { create: options.create }),
     () => Effect.sync(() => (storeOpen = true))
   )
   const server = logListening(options).pipe(

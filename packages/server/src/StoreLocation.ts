@@ -72,14 +72,33 @@ export const parse = (value: string): Either.Either<StoreLocation, string> => st
 export const format = (location: StoreLocation): string => stores.format(location)
 
 /**
+ * How a store is opened.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface OpenOptions {
+  /**
+   * A SQLite store is created even where a previous one's files are left
+   * without its database (`SqliteStore.Options.create`). Default `false`.
+   */
+  readonly create?: boolean | undefined
+}
+
+/**
  * The store ports at `location` (with its cursor secret). The PostgreSQL store is loaded on
  * first use (it is a chunk of its own in the bundled command).
  *
  * @since 1.0.0
  * @category layers
  */
-export const layer = (location: StoreLocation): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
-  stores.layer(location)
+export const layer = (
+  location: StoreLocation,
+  options: OpenOptions = {}
+): Layer.Layer<AnimalStore.StorePorts, StoreError.StoreError> =>
+  location._tag === "Sqlite" && options.create === true
+    ? SqliteStore.layer({ filename: location.filename, create: true })
+    : stores.layer(location)
 
 /**
  * A store that a command acting on an existing store cannot use: `memory`, or

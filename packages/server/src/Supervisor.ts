@@ -117,7 +117,7 @@ export const layer = <ROut, E, ROut2 = never, E2 = never>(
     /** The store migrated and its keys provisioned: its services, open until the scope closes. */
     const prepare = Effect.gen(function*() {
       const services = yield* Layer.build(
-        StandaloneServer.layerServices(options.store, options.access, options.cursorSecret)
+        StandaloneServer.layerServices(options.store, options.access, options.cursorSecret, { create: options.create })
       )
       yield* Effect.provide(KeyProvisioning.provision(options.keys ?? []), services)
       return services

@@ -114,6 +114,15 @@ describe("animal-store serve options", () => {
     })
   }
 
+  it("--create is off unless given or ANIMAL_STORE_CREATE says on; the flag wins", () => {
+    expect(serveOptions([]).create).toBe(false)
+    expect(serveOptions(["--create"]).create).toBe(true)
+    expect(serveOptions([], { ANIMAL_STORE_CREATE: "1" }).create).toBe(true)
+    expect(serveOptions([], { ANIMAL_STORE_CREATE: "on" }).create).toBe(true)
+    expect(serveOptions(["--create", "false"], { ANIMAL_STORE_CREATE: "true" }).create).toBe(false)
+    expect(serveOptions([], { ANIMAL_STORE_CREATE: "" }).create).toBe(false)
+  })
+
   it("an empty variable is unset", () => {
     const defaults = serveOptions([])
     expect(serveOptions([], Object.fromEntries(Object.values(Cli.serveFlags).map((variable) => [variable, ""])))).toEqual(defaults)
@@ -198,6 +207,21 @@ describe("animal-store serve options", () => {
       expect(message).toMatch(/^ANIMAL_STORE_API_KEYS entry 1: /)
       expect(message).not.toContain(secret)
     }
+  })
+
+  it("refuses an admin token shorter than 32 characters, or one set without --ops-port, never repeating it", async () => {
+    const short = "admin-token-of-31-characters-xx"
+    const long = "admin-token-of-32-characters-xxx"
+    expect([...short]).toHaveLength(31)
+    const tooShort = await failure(["serve", "--ops-port", "9464"], { ANIMAL_STORE_ADMIN_TOKEN: short })
+    expect(tooShort).toBe("ANIMAL_STORE_ADMIN_TOKEN must be at least 32 characters long")
+    const withoutOps = await failure(["serve"], { ANIMAL_STORE_ADMIN_TOKEN: long })
+    expect(withoutOps).toMatch(/^ANIMAL_STORE_ADMIN_TOKEN is set but --ops-port is not: /)
+    expect(await failure(["serve"], { ANIMAL_STORE_ADMIN_TOKEN: short, ANIMAL_STORE_OPS_PORT: "" })).toBe(withoutOps)
+    for (const message of [tooShort, withoutOps]) expect(message).not.toMatch(/admin-token-of/)
+    const accepted = Either.getOrThrow(parseServe(["--ops-port", "9464"], { ANIMAL_STORE_ADMIN_TOKEN: long }))[2]
+    expect(accepted.ops?.adminToken && Redacted.value(accepted.ops.adminToken)).toBe(long)
+    expect(Either.getOrThrow(parseServe(["--ops-port", "9464"]))[2].ops?.adminToken).toBeUndefined()
   })
 })
 

@@ -27,15 +27,21 @@ describe.concurrent("the animal-store command", () => {
     const folder = temporaryFolder()
     Fs.writeFileSync(Path.join(folder, "file"), "")
     const secret = "ask_test_provisionedkey000000"
-    const [unknownFlag, badDatabase, badKeys] = await Promise.all([
+    const token = "a-short-admin-token-0123456789"
+    const [unknownFlag, badDatabase, badKeys, shortToken, tokenWithoutOps] = await Promise.all([
       runCli(["serve", "--verbose"]),
       runCli(["serve", "--port", "0", "--store", `sqlite:${Path.join(folder, "file", "x.db")}`]),
-      runCli(["serve", "--port", "0", "--store", "memory"], { ANIMAL_STORE_API_KEYS: `${secret}:pro` })
+      runCli(["serve", "--port", "0", "--store", "memory"], { ANIMAL_STORE_API_KEYS: `${secret}:pro` }),
+      runCli(["serve", "--port", "0", "--store", "memory", "--ops-port", "0"], { ANIMAL_STORE_ADMIN_TOKEN: token }),
+      runCli(["serve", "--port", "0", "--store", "memory"], { ANIMAL_STORE_ADMIN_TOKEN: token.repeat(2) })
     ])
     expectOneLineFailure(unknownFlag, /^animal-store: Received unknown argument: '--verbose'$/)
     expectOneLineFailure(badDatabase, /^animal-store: cannot use the store sqlite:.*x\.db: /)
     expectOneLineFailure(badKeys, /^animal-store: ANIMAL_STORE_API_KEYS entry 1: .*staging key, but the environment is production$/)
     expect(badKeys.stderr).not.toContain(secret)
+    expectOneLineFailure(shortToken, /^animal-store: ANIMAL_STORE_ADMIN_TOKEN must be at least 32 characters long$/)
+    expectOneLineFailure(tokenWithoutOps, /^animal-store: ANIMAL_STORE_ADMIN_TOKEN is set but --ops-port is not: /)
+    for (const finished of [shortToken, tokenWithoutOps]) expect(finished.stdout + finished.stderr).not.toContain(token)
     Fs.rmSync(folder, { recursive: true, force: true })
   })
 

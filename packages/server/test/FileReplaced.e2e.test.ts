@@ -4,10 +4,16 @@
  * body (nothing is acknowledged into a file the next start would not
  * open), reads keep answering from the files opened, the fault is logged
  * once, writes are accepted again once the file is back, and nothing
+<<<<<<< HEAD
  * acknowledged is missing after a restart. An `-shm` file made immutable
  * while serving refuses reads and writes (touching its mapping would kill
  * the process); one unwritable at start stops the start with one line.
  * `chattr` needs root and ext4-like /tmp.
+=======
+ * acknowledged is missing after a restart. A deleted database is not
+ * created again unless `--create` asks; an unwritable `-shm` file stops the
+ * start with one line. `chattr` needs root and ext4-like /tmp.
+>>>>>>> c70acc2
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as ChildProcess from "node:child_process"
@@ -82,7 +88,7 @@ describe("the files of a served SQLite database changed under it", () => {
       }
     }), 60_000)
 
-  it("refuses writes once the WAL or the database file is deleted, and acknowledges nothing until a restart", () =>
+  it("refuses writes once the WAL or the database file is deleted; the next start refuses the lost store with one line, --create starts a new one", () =>
     withFolder(async (filename) => {
       const store = `sqlite:${filename}`
       let serving = await startServe(["--store", store], env)
@@ -97,8 +103,18 @@ describe("the files of a served SQLite database changed under it", () => {
         expect(logged(serving, "ERROR", refusedLog)[0]).toContain("WAL file")
 
         expect(await stop(serving)).toBe(0)
-        serving = await startServe(["--store", store], env)
-        expect(await names(serving)).not.toContain("Tom")
+        const refused = await runCli(["serve", "--port", "0", "--store", store], env)
+        expect(refused.code).toBe(1)
+        // One line naming the database, the marker the store left beside it (and the -shm SQLite kept), and --create.
+        expect(refused.stderr.split("\n")).toEqual([
+          `animal-store: cannot use the store ${store}: the SQLite database "${filename}" is gone, but ` +
+          `"${filename}-created", "${filename}-shm" of a previous store is still there: restore the database, or open it ` +
+          "with create (animal-store serve --create) to start a new, empty store",
+          ""
+        ])
+        expect(Fs.existsSync(filename)).toBe(false)
+        serving = await startServe(["--store", store, "--create"], env)
+        expect(await names(serving)).toEqual([])
         expect((await createPet(serving, "Max")).status).toBe(201)
       } finally {
         await stop(serving)
@@ -140,6 +156,7 @@ describe("the files of a served SQLite database changed under it", () => {
   it("stops the start with one line and exit 1 when the -shm file cannot be written", () =>
     withFolder(async (filename) => {
       const shm = `${filename}-shm`
+      Fs.writeFileSync(filename, "") // an empty database
       Fs.writeFileSync(shm, Buffer.alloc(32 * 1024))
       ChildProcess.execFileSync("chattr", ["+i", shm], { stdio: "pipe" })
       try {

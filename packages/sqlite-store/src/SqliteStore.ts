@@ -48,6 +48,13 @@ export interface Options {
   readonly synchronous?: Synchronous | undefined
   /** How long a write waits for another connection's lock before failing, in ms. Default 5000. */
   readonly busyTimeout?: number | undefined
+  /**
+   * Whether a missing database file is created where a previous store's
+   * marker (`<file>-created`), `-wal` or `-shm` is still there: the database
+   * was lost, and without `create` opening fails. Default `false`; a folder
+   * without any of them gets a new database either way.
+   */
+  readonly create?: boolean | undefined
 }
 
 /**

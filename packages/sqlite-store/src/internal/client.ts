@@ -13,6 +13,7 @@ import { Effect, Exit, Schedule, Scope as Scopes } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as FileGuard from "./fileGuard.js"
+import * as PreviousStore from "./previousStore.js"
 import { fromCause, mapStoreError } from "./storeError.js"
 import * as WalCheckpointer from "./walCheckpointer.js"
 
@@ -21,6 +22,7 @@ export interface Options {
   readonly filename: string
   readonly synchronous?: "NORMAL" | "FULL" | undefined
   readonly busyTimeout?: number | undefined
+  readonly create?: boolean | undefined
 }
 
 const isFile = (filename: string) => filename !== ":memory:" && filename !== ""
@@ -102,6 +104,7 @@ export const open = (options: Options): Effect.Effect<SqliteClient.SqliteClient,
     const timeout = Math.max(0, Math.trunc(busyTimeout))
     yield* createFolder(filename)
     if (isFile(filename)) yield* writableShm(filename)
+    yield* PreviousStore.check(filename, options.create === true)
     const [scope, client] = yield* attempt(filename).pipe(
       // Processes opening one new file at once: SQLite may refuse the switch
       // to WAL at once (SQLITE_BUSY without waiting, to avoid a deadlock).
