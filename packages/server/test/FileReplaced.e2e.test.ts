@@ -27,6 +27,9 @@ import { createPet, env, eventually, expectUnavailable, get, logged, names, stop
 const refusedLog = "SQLite store: writes refused until the file is restored or the server restarts"
 const acceptedLog = "SQLite store: writes accepted again"
 
+/** `text` as a regular expression that matches it alone. */
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
 const withFolder = async (f: (filename: string) => Promise<void>) => {
   const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-replaced-"))
   try {
@@ -105,13 +108,14 @@ describe("the files of a served SQLite database changed under it", () => {
         expect(await stop(serving)).toBe(0)
         const refused = await runCli(["serve", "--port", "0", "--store", store], env)
         expect(refused.code).toBe(1)
-        // One line naming the database, the marker the store left beside it (and the -shm SQLite kept), and --create.
-        expect(refused.stderr.split("\n")).toEqual([
-          `animal-store: cannot use the store ${store}: the SQLite database "${filename}" is gone, but ` +
-          `"${filename}-created", "${filename}-shm" of a previous store is still there: restore the database, or open it ` +
-          "with create (animal-store serve --create) to start a new, empty store",
-          ""
-        ])
+        // One line naming the database, the marker the store left beside it (and what SQLite kept: -shm, maybe -wal), and --create.
+        const lines = refused.stderr.split("\n")
+        expect(lines).toHaveLength(2)
+        expect(lines[0]).toMatch(new RegExp(
+          `^animal-store: cannot use the store ${escaped(store)}: the SQLite database "${escaped(filename)}" is gone, but ` +
+            `"${escaped(filename)}-created", ("${escaped(filename)}-wal", )?"${escaped(filename)}-shm" of a previous store ` +
+            `is still there: restore the database, or open it with create \\(animal-store serve --create\\) to start a new, empty store$`
+        ))
         expect(Fs.existsSync(filename)).toBe(false)
         serving = await startServe(["--store", store, "--create"], env)
         expect(await names(serving)).toEqual([])

@@ -141,7 +141,8 @@ describe("SqliteApiKeyStore", () => {
           yield* nextTurn
         }
       }),
-    { fastCheck: { numRuns: 150 } }
+    // Two stores opened and closed a run (each with its checkpointer thread): about 50 s on 2 cores.
+    { timeout: 180_000, fastCheck: { numRuns: 150 } }
   )
 })
 
