@@ -11,6 +11,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqliteMigrations, SqliteStore } from "../src/index.js"
 import * as Database from "../src/internal/database.js"
+import * as Driver from "../src/internal/driver.js"
 import * as IdempotencyStoreSqlite from "../src/internal/idempotencyStore.js"
 import * as PetRepositorySqlite from "../src/internal/petRepository.js"
 import * as RateLimitStoreSqlite from "../src/internal/rateLimitStore.js"
@@ -83,6 +84,20 @@ describe("SqliteStore", () => {
         Effect.zip(pragma("busy_timeout").pipe(Effect.provide(clientLayer({ filename, busyTimeout: 250 }))))
       )
       expect(full).toEqual([2, 250])
+    }))
+
+  it.scoped("the driver connection the ports write on has the client's synchronous and checkpoint settings, and no busy timeout", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      yield* Layer.build(SqliteStore.layer({ filename, synchronous: "FULL" })).pipe(Effect.scoped)
+      const connection = Driver.open(filename, { synchronous: 2, autocheckpoint: WalCheckpointer.autocheckpointPages })
+      yield* Effect.addFinalizer(() => Effect.sync(() => connection.close()))
+      const value = (name: string) => Object.values((connection.pragma(name) as Array<Record<string, unknown>>)[0]!)[0]
+      expect([value("synchronous"), value("wal_autocheckpoint"), value("busy_timeout")]).toEqual([
+        2,
+        WalCheckpointer.autocheckpointPages,
+        0
+      ])
     }))
 
   it.scoped("migrates a new database to the current version once, and keeps data across reopening", () =>

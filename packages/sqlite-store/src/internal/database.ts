@@ -73,7 +73,8 @@ const liveClock = Clock.make()
 
 /**
  * The statements of `client` (migrated, opened by `client.ts`) and of a
- * driver connection of its file, closed with the scope.
+ * driver connection of its file with the client's `synchronous` and WAL
+ * checkpoint settings, closed with the scope.
  *
  * @internal
  */
@@ -82,15 +83,16 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     const own = yield* Effect.orDie(Effect.scoped(client.reserve))
     const onClient = Statements.ofConnection(own)
     const guard = FileGuard.forClient(client)
-    const [file, synchronous, busyTimeout] = yield* Effect.all([
+    const [file, synchronous, autocheckpoint, busyTimeout] = yield* Effect.all([
       Effect.map(client.unsafe<{ readonly name: string; readonly file: string }>("PRAGMA database_list"), (rows) =>
         rows.find((row) => row.name === "main")?.file ?? ""),
       pragma(client, "synchronous"),
+      pragma(client, "wal_autocheckpoint"),
       pragma(client, "busy_timeout")
     ]).pipe(mapStoreError("Opening the SQLite database"))
     const driver = file === "" ? undefined : yield* Effect.acquireRelease(
       Effect.try({
-        try: () => Driver.open(file, Number(synchronous)),
+        try: () => Driver.open(file, { synchronous: Number(synchronous), autocheckpoint: Number(autocheckpoint) }),
         catch: (cause) => fromCause(`Opening the SQLite database "${file}"`, cause, "Unavailable")
       }),
       (connection) => Effect.sync(() => connection.close())

@@ -23,20 +23,24 @@ export interface Connection {
 }
 
 /**
- * Opens the existing database `filename` with the given `synchronous` and no busy timeout: a
- * statement refused by another connection's lock fails at once (`SQLITE_BUSY`), to be retried
- * off the event loop.
+ * Opens the existing database `filename` with the given `synchronous` and WAL pages between automatic
+ * checkpoints, and no busy timeout: a statement refused by another connection's lock fails at once
+ * (`SQLITE_BUSY`), to be retried off the event loop.
  *
  * @internal
  */
-export const open = (filename: string, synchronous: number): Connection => {
+export const open = (
+  filename: string,
+  settings: { readonly synchronous: number; readonly autocheckpoint: number }
+): Connection => {
   const Database = createRequire(import.meta.url)("better-sqlite3") as new(
     filename: string,
     options: { readonly fileMustExist: boolean; readonly timeout: number }
   ) => Connection
   const connection = new Database(filename, { fileMustExist: true, timeout: 0 })
   try {
-    connection.pragma(`synchronous = ${synchronous}`)
+    connection.pragma(`synchronous = ${Math.trunc(settings.synchronous)}`)
+    connection.pragma(`wal_autocheckpoint = ${Math.trunc(settings.autocheckpoint)}`)
     return connection
   } catch (error) {
     connection.close()
