@@ -21,7 +21,7 @@ import { benchKey, compileReferences, pinning, requestsOf, runLoad, startReferen
 import type { HttpScenario } from "./httpScenarios.js"
 import { httpScenarios, roundsOf } from "./httpScenarios.js"
 import type { Started } from "./serverProcess.js"
-import { freePort, peakRssMb, root, stop, waitReady } from "./serverProcess.js"
+import { freePort, root, serverPeakRssMb, stop, waitReady } from "./serverProcess.js"
 
 export interface AbResult {
   readonly scenario: HttpScenario
@@ -117,7 +117,7 @@ export const runAb = async (options: HttpOptions, baseline: Baseline, log: (line
     for (const [name, server] of servers) {
       if (server.child.exitCode !== null) throw new Error(`${name} exited during the run:\n${server.output()}`)
     }
-    const peak = { today: peakRssMb(today.child.pid!), baseline: peakRssMb(old.child.pid!), fastify: peakRssMb(fastify.child.pid!) }
+    const peak = { today: serverPeakRssMb(today.child.pid!), baseline: serverPeakRssMb(old.child.pid!), fastify: serverPeakRssMb(fastify.child.pid!) }
     const results = httpScenarios.map((scenario): AbResult => {
       const of = (server: "ours" | "baseline" | "fastify") =>
         loads.filter((load) => load.scenario === scenario && load.server === server)

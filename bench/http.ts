@@ -28,7 +28,7 @@ import type { HttpScenario, LoadLine, LoadPlan, LoadResult, Server } from "./htt
 import { httpScenarios, memoryScenarios, roundsOf, statuses } from "./httpScenarios.js"
 import * as SealedCursors from "./sealedCursors.js"
 import type { Started } from "./serverProcess.js"
-import { bin, canPin, cpuSeconds, exited, freePort, peakRssMb, root, serveCommand, start, stop, waitReady } from "./serverProcess.js"
+import { bin, canPin, exited, freePort, root, serveCommand, serverCpuSeconds, serverPeakRssMb, start, stop, waitReady } from "./serverProcess.js"
 
 /** The secret the servers seal listing cursors with (the plan's cursors are sealed with it). */
 export const cursorSecret = randomBytes(32).toString("hex")
@@ -160,7 +160,7 @@ export const runLoad = (
     while ((newline = pending.indexOf("\n")) !== -1) {
       const line = JSON.parse(pending.slice(0, newline)) as LoadLine
       pending = pending.slice(newline + 1)
-      const now = { cpu: cpuSeconds(pids[line.server]!), wall: performance.now() / 1000 }
+      const now = { cpu: serverCpuSeconds(pids[line.server]!), wall: performance.now() / 1000 }
       if (line.event === "start") {
         before = now
       } else {
@@ -303,10 +303,10 @@ export const runHttp = async (options: HttpOptions, log: (line: string) => void)
       if (server.child.exitCode !== null) throw new Error(`${name} exited during the run:\n${server.output()}`)
     }
     const peak = {
-      ours: peakRssMb(ours.child.pid!),
-      floor: peakRssMb(floor.child.pid!),
-      fastify: peakRssMb(fastify.child.pid!),
-      memory: peakRssMb(memory.child.pid!)
+      ours: serverPeakRssMb(ours.child.pid!),
+      floor: serverPeakRssMb(floor.child.pid!),
+      fastify: serverPeakRssMb(fastify.child.pid!),
+      memory: serverPeakRssMb(memory.child.pid!)
     }
     const results = httpScenarios.map((scenario): HttpResult => {
       const of = (server: Server) => loads.filter((load) => load.scenario === scenario && load.server === server)

@@ -19,7 +19,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { parseArgs } from "node:util"
-import { cpuSeconds, freePort, serveCommand } from "./serverProcess.js"
+import { freePort, serveCommand, serverCpuSeconds } from "./serverProcess.js"
 import { requireWrk, runWrk } from "./wrk.js"
 
 const { values: flags } = parseArgs({
@@ -81,9 +81,9 @@ const run = (keyed: boolean, duration: number) =>
   })
 
 const measure = async (keyed: boolean) => {
-  const before = cpuSeconds(server.pid!)
+  const before = serverCpuSeconds(server.pid!)
   const result = await run(keyed, seconds)
-  const cpu = cpuSeconds(server.pid!) - before
+  const cpu = serverCpuSeconds(server.pid!) - before
   const unexpected = Object.entries(result.statusCounts).filter(([status]) => status !== "201")
   if (unexpected.length > 0 || result.errors > 0) throw new Error(`unexpected responses: ${JSON.stringify(result)}`)
   return { rps: result.requests / result.seconds, cpuMicros: (cpu / result.requests) * 1e6 }

@@ -26,7 +26,7 @@ import type { HttpScenario, LoadPlan } from "./httpScenarios.js"
 import { expectedStatus, httpScenarios, requestOf, statuses } from "./httpScenarios.js"
 import * as SealedCursors from "./sealedCursors.js"
 import type { Started } from "./serverProcess.js"
-import { canPin, cpuSeconds, freePort, root, serveCommand, start, stop, waitReady } from "./serverProcess.js"
+import { canPin, freePort, root, serveCommand, serverCpuSeconds, start, stop, waitReady } from "./serverProcess.js"
 import { runWorkers, workersMissed, workersTable } from "./workers.js"
 import { requireWrk, runWrk } from "./wrk.js"
 
@@ -131,9 +131,9 @@ interface Measure {
 
 const measure = async (server: Running, scenario: HttpScenario, plan: LoadPlan, duration: number): Promise<Measure> => {
   const pid = server.started.child.pid!
-  const cpuBefore = cpuSeconds(pid)
+  const cpuBefore = serverCpuSeconds(pid)
   const result = await runWrk(server.origin, connections, duration, requestOf(scenario, plan))
-  const cpu = cpuSeconds(pid) - cpuBefore
+  const cpu = serverCpuSeconds(pid) - cpuBefore
   const unexpected = result.errors + Object.entries(result.statusCounts)
     .filter(([status]) => Number(status) !== expectedStatus[scenario])
     .reduce((sum, [, count]) => sum + count, 0)

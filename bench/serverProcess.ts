@@ -52,6 +52,31 @@ export const peakRssMb = (pid: number): number => {
   return match === null ? Number.NaN : Number(match[1]) / 1024
 }
 
+/** The pids of a process's children (of every thread). */
+export const childrenOf = (pid: number): ReadonlyArray<number> =>
+  Fs.readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+    try {
+      return Fs.readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)
+    } catch {
+      return []
+    }
+  })
+
+/**
+ * CPU seconds a server has used: process `pid` and its children now (the
+ * bin's supervisor and its workers; a server of one process alone).
+ */
+export const serverCpuSeconds = (pid: number): number =>
+  [pid, ...childrenOf(pid)].reduce((sum, process) => sum + cpuSeconds(process), 0)
+
+/**
+ * A server's peak resident set size in MB: the sum of `peakRssMb` of process
+ * `pid` and of its children now (the bin's supervisor and its workers). Pages
+ * the processes share (Node's own code) count once per process.
+ */
+export const serverPeakRssMb = (pid: number): number =>
+  [pid, ...childrenOf(pid)].reduce((sum, process) => sum + peakRssMb(process), 0)
+
 /** Whether servers and load generator can run on separate cores (`taskset` and two cores). */
 export const canPin = (): boolean =>
   Os.availableParallelism() >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0

@@ -18,7 +18,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { parseArgs } from "node:util"
 import type { Started } from "./serverProcess.js"
-import { canPin, cpuSeconds, freePort, serveCommand, start, stop, waitReady } from "./serverProcess.js"
+import { canPin, freePort, serveCommand, serverCpuSeconds, start, stop, waitReady } from "./serverProcess.js"
 import { requireWrk, runWrk } from "./wrk.js"
 
 const { values: flags } = parseArgs({
@@ -84,13 +84,13 @@ const measure = async (server: Server) => {
     fetch(`${server.ops}/metrics`).then((response) => response.text()).catch(() => {})
   }, 1000)
   const pid = server.started.child.pid!
-  const before = cpuSeconds(pid)
+  const before = serverCpuSeconds(pid)
   const result = await runWrk(server.origin, 64, seconds, {
     method: "GET",
     paths: [`/v1/pets/${server.petId}`, "/v1/pets?limit=20"],
     headers: { authorization: `Bearer ${key}` }
   })
-  const cpu = cpuSeconds(pid) - before
+  const cpu = serverCpuSeconds(pid) - before
   if (scraper !== undefined) clearInterval(scraper)
   const unexpected = Object.entries(result.statusCounts).filter(([status]) => status !== "200")
   if (unexpected.length > 0 || result.errors > 0) throw new Error(`unexpected responses: ${JSON.stringify(result)}`)

@@ -25,7 +25,7 @@ import { benchKey, cursorSecret, medianBy, requestsOf, unlimited } from "./http.
 import type { HttpScenario, LoadLine, LoadPlan, Server } from "./httpScenarios.js"
 import { httpScenarios, roundsOf } from "./httpScenarios.js"
 import type { Started } from "./serverProcess.js"
-import { bin, cpuSeconds, exited, freePort, root, serveCommand, start, stop, waitReady } from "./serverProcess.js"
+import { bin, childrenOf, cpuSeconds, exited, freePort, root, serveCommand, start, stop, waitReady } from "./serverProcess.js"
 import { requireWrk } from "./wrk.js"
 
 export type WorkersStore = "sqlite" | "postgres"
@@ -76,16 +76,6 @@ export const cpuGrowthTarget = 1.15
 
 /** The two servers of a store; the load process echoes a run's label, and these two stand for one and two workers. */
 const labels = { 1: "ours", 2: "baseline" } as const satisfies Record<1 | 2, Server>
-
-/** The pids of a process's children (of every thread). */
-const childrenOf = (pid: number): ReadonlyArray<number> =>
-  Fs.readdirSync(`/proc/${pid}/task`).flatMap((task) => {
-    try {
-      return Fs.readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)
-    } catch {
-      return []
-    }
-  })
 
 /** CPU seconds of a server: its own and its workers', each worker's apart. */
 const serverCpu = (pid: number): { readonly own: number; readonly total: number; readonly workers: ReadonlyMap<number, number> } => {

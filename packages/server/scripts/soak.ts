@@ -8,7 +8,7 @@
  * and stops the server with SIGTERM (it must exit 0).
  *
  * Each 5 s slice reports the requests, errors, response latency percentiles,
- * the server's RSS (VmRSS of /proc/<pid>/status) and heap, the server's
+ * the server's RSS (VmRSS of /proc/<pid>/status, its workers' included) and heap, the server's
  * event-loop delay (measured inside it by a preloaded probe,
  * `internal/eventLoopProbe.ts`) and the load process's own.
  *
@@ -144,11 +144,23 @@ const lines = (stream: NodeJS.ReadableStream, onLine: (line: string) => void) =>
   })
 }
 
-/** Resident set size of a process, in bytes. */
+/** The pids of a process's children (of every thread). */
+const childrenOf = (pid: number): ReadonlyArray<number> =>
+  Fs.readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+    try {
+      return Fs.readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)
+    } catch {
+      return []
+    }
+  })
+
+/** Resident set size of the server, in bytes: process `pid` and its children (the bin's supervisor and worker). */
 const rssOf = (pid: number): number => {
   try {
-    const match = /^VmRSS:\s+(\d+) kB$/m.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
-    return match === null ? Number.NaN : Number(match[1]) * 1024
+    return [pid, ...childrenOf(pid)].reduce((sum, process) => {
+      const match = /^VmRSS:\s+(\d+) kB$/m.exec(Fs.readFileSync(`/proc/${process}/status`, "utf8"))
+      return sum + (match === null ? Number.NaN : Number(match[1]) * 1024)
+    }, 0)
   } catch {
     return Number.NaN
   }

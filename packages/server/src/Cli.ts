@@ -16,7 +16,9 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Doc from "@effect/printer/Doc"
+import type { StoreError } from "@animal-store/core"
 import { AccessConfig } from "@animal-store/core"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
 import type { Redacted } from "effect"
 import { Config, Effect, Either, Layer, Logger, LogLevel, Option, Runtime } from "effect"
 import type { Env } from "./internal/cliOptions.js"
@@ -33,6 +35,8 @@ import {
 } from "./internal/cliOptions.js"
 import * as AdminToken from "./internal/adminToken.js"
 import * as HeapPolicy from "./internal/heapPolicy.js"
+import * as Supervision from "./internal/supervision.js"
+import * as WorkerIntake from "./internal/workerIntake.js"
 import * as JsonLines from "./internal/jsonLines.js"
 import * as KeysCommand from "./internal/keysCommand.js"
 import * as Settings from "./internal/settings.js"
@@ -41,8 +45,9 @@ import * as KeyProvisioning from "./KeyProvisioning.js"
 import * as OpsListener from "./OpsListener.js"
 import * as ServerMetrics from "./ServerMetrics.js"
 import * as StandaloneServer from "./StandaloneServer.js"
-import * as Tracing from "./Tracing.js"
+import * as StoreLocation from "./StoreLocation.js"
 import * as Supervisor from "./Supervisor.js"
+import * as Tracing from "./Tracing.js"
 
 export {
   /**
@@ -342,59 +347,128 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
  * What `serve` sets on the process while it serves: V8's heap policy
  * (`internal/heapPolicy.ts`), and SIGINT/SIGTERM listeners that keep a second
  * signal (a terminal's Ctrl-C reaches the parent too, which may forward it)
- * from cutting the graceful shutdown short.
+ * from cutting the graceful shutdown short, logging it alone. A worker logs
+ * no signal (its supervisor does) and ignores SIGHUP (its supervisor acts on it).
  */
-const processPolicy = Layer.scopedDiscard(Effect.flatMap(Effect.runtime<never>(), (runtime) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const restoreHeap = HeapPolicy.apply()
-      const received = (signal: NodeJS.Signals) =>
-        Runtime.runFork(runtime)(Effect.annotateLogs(Effect.logInfo(`${signal} received: shutting down`), { signal }))
-      process.on("SIGINT", received).on("SIGTERM", received)
-      return () => {
-        process.off("SIGINT", received).off("SIGTERM", received)
-        restoreHeap()
-      }
-    }),
-    (release) => Effect.sync(release)
-  )))
+const processPolicy = (worker: boolean) =>
+  Layer.scopedDiscard(Effect.flatMap(Effect.runtime<never>(), (runtime) =>
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        const restoreHeap = HeapPolicy.apply()
+        const received = (signal: NodeJS.Signals) => {
+          if (!worker) {
+            Runtime.runFork(runtime)(Effect.annotateLogs(Effect.logInfo(`${signal} received: shutting down`), { signal }))
+          }
+        }
+        process.on("SIGINT", received).on("SIGTERM", received)
+        if (worker) process.on("SIGHUP", received)
+        return () => {
+          process.off("SIGINT", received).off("SIGTERM", received).off("SIGHUP", received)
+          restoreHeap()
+        }
+      }),
+      (release) => Effect.sync(release)
+    )))
 
-/** The operations listener, with the admin API when `adminToken` is given. */
-const opsListener = (host: string, port: number, adminToken: Redacted.Redacted<string> | undefined) =>
+/** The operations listener, with the admin API when `adminToken` is given, on `server` when given. */
+const opsListener = (
+  host: string,
+  port: number,
+  adminToken: Redacted.Redacted<string> | undefined,
+  server?: OpsListener.Options["server"]
+) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const admin = adminToken === undefined ? undefined : yield* AdminApi.httpApp(adminToken)
-    return OpsListener.layer({ host, port, admin })
+    return OpsListener.layer({ host, port, admin, server })
   }))
 
-/**
- * One process's server with the operations listener when `ops` is set (its
- * metrics observe every request), traced as the `OTEL_*` variables say. A
- * worker of several has no operations listener: its metrics answer the
- * supervisor's (`supervisorOps`).
- */
-const server = (ops: ServeOptions["ops"]) => (options: StandaloneServer.Options, role: Supervisor.Role) => {
-  const http = (observe: StandaloneServer.Options["observe"]) =>
-    StandaloneServer.layer({ ...options, observe, accessLog: options.accessLog === false ? false : JsonLines.accessLog() })
-  if (ops?.port === undefined) return Tracing.provideConfig(http(undefined))
-  const observed = Layer.unwrapEffect(Effect.map(ServerMetrics.ServerMetrics, ({ observe }) => http(observe)))
-  if (role === "worker") return Tracing.provideConfig(Layer.provide(observed, ServerMetrics.layerWorker))
-  return Tracing.provideConfig(
-    opsListener(ops.host, ops.port, ops.adminToken).pipe(Layer.provideMerge(observed), Layer.provide(ServerMetrics.layer))
-  )
+/** A worker's place: its ports, on the supervisor's sockets, and how many workers serve. */
+interface Supervised {
+  readonly address: Supervision.Address
+  readonly workers: number
 }
 
 /**
- * The operations listener of `--workers N`, once, in the supervisor: the
- * workers' metrics summed, the admin API on the store's services opened there.
+ * One process's server with the operations listener when `ops` is set (its
+ * metrics observe every request), traced as the `OTEL_*` variables say. In a
+ * worker (`supervised`) both take their connections from the supervisor, and
+ * with several workers a scrape sums them all.
  */
-const supervisorOps = (ops: ServeOptions["ops"]) =>
-  ops?.port === undefined
-    ? undefined
-    : Tracing.provideConfig(opsListener(ops.host, ops.port, ops.adminToken).pipe(Layer.provide(ServerMetrics.layerWorkers)))
+const server = (ops: ServeOptions["ops"], supervised: Supervised | undefined) => (options: StandaloneServer.Options) => {
+  const http = (observe: StandaloneServer.Options["observe"]) =>
+    StandaloneServer.layer(
+      { ...options, observe, accessLog: options.accessLog === false ? false : JsonLines.accessLog() },
+      supervised === undefined ? StandaloneServer.layerHttp : WorkerIntake.layerHttp(options.host, supervised.address.port)
+    )
+  if (ops?.port === undefined) return Tracing.provideConfig(http(undefined))
+  const observed = Layer.unwrapEffect(Effect.map(ServerMetrics.ServerMetrics, ({ observe }) => http(observe)))
+  const opsPort = supervised?.address.opsPort ?? ops.port
+  const listener = opsListener(
+    ops.host,
+    opsPort,
+    ops.adminToken,
+    supervised === undefined ? undefined : WorkerIntake.layerOps(ops.host, opsPort)
+  )
+  const metrics = supervised !== undefined && supervised.workers > 1 ? ServerMetrics.layerWorker : ServerMetrics.layer
+  return Tracing.provideConfig(listener.pipe(Layer.provideMerge(observed), Layer.provide(metrics)))
+}
 
-/** The server until interrupted, in as many processes as `--workers` says. */
-const serve = ({ ops, ...options }: ServeOptions): Effect.Effect<void, CliError> =>
-  Layer.launch(Layer.merge(processPolicy, Supervisor.layer(options, server(ops), supervisorOps(ops)))).pipe(
+/** A memory store cannot be shared: refused with more than one worker. */
+const checkWorkers = (options: ServeOptions): Effect.Effect<void, CliError> =>
+  (options.workers ?? 1) > 1 && options.store._tag === "Memory"
+    ? Effect.fail(
+      new CliError({
+        message: `--workers ${options.workers} needs a SQLite or PostgreSQL store: on ${
+          StoreLocation.format(options.store)
+        } each process would keep its own animals, keys and limits`
+      })
+    )
+    : Effect.void
+
+/**
+ * In a worker forked by the supervisor of `serve` (the bin's): its settings
+ * to the supervisor, then the server on the supervisor's sockets until told
+ * to drain; only the worker the supervisor says provisions the keys (each
+ * start of one on the memory store).
+ */
+const serveSupervised = (worker: Supervision.WorkerOf, { ops, ...options }: ServeOptions) =>
+  Effect.gen(function*() {
+    const workers = options.workers ?? 1
+    const address = yield* WorkerIntake.address({
+      host: options.host,
+      port: options.port,
+      workers,
+      ops: ops?.port === undefined ? undefined : { host: ops.host, port: ops.port },
+      logLevel: (options.logLevel ?? LogLevel.Info)._tag,
+      accessLog: options.accessLog !== false
+    })
+    if (Option.isSome(address)) {
+      const served = server(ops, { address: address.value, workers })({
+        ...options,
+        port: address.value.port,
+        // A memory store starts empty in each worker: every start provisions it.
+        keys: worker.provisions || options.store._tag === "Memory" ? options.keys : []
+      })
+      yield* WorkerIntake.run(Layer.merge(processPolicy(true), served))
+    }
+    yield* WorkerIntake.leave
+  }).pipe(Effect.annotateLogs({ worker: worker.worker, pid: process.pid }))
+
+/**
+ * The server until interrupted: in a worker of the bin's supervisor, on its
+ * sockets; otherwise (`Cli.run` called in-process) in this process alone.
+ */
+const serve = (options: ServeOptions): Effect.Effect<void, CliError> => {
+  const worker = Supervision.workerOf()
+  const serving: Effect.Effect<void, CliError | StoreError.StoreError | HttpServerError.ServeError | KeyProvisioning.ProvisioningError> =
+    worker !== undefined
+      ? serveSupervised(worker, options)
+      : (options.workers ?? 1) > 1
+      ? Effect.fail(
+        new CliError({ message: `--workers ${options.workers} runs under the animal-store command, not in Cli.run` })
+      )
+      : Layer.launch(Layer.merge(processPolicy(false), server(options.ops, undefined)(options)))
+  return Effect.zipRight(checkWorkers(options), serving).pipe(
     Effect.catchTags({
       StoreError: (error) => Effect.fail(storeFailure(options.store)(error)),
       ServeError: (error) =>
@@ -405,11 +479,11 @@ const serve = ({ ops, ...options }: ServeOptions): Effect.Effect<void, CliError>
             }`
           })
         ),
-      ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message })),
-      WorkersError: (error) => Effect.fail(new CliError({ message: error.message }))
+      ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message }))
     }),
     Effect.provide(Layer.merge(JsonLines.layer, Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info)))
   )
+}
 const command = Command.make("animal-store").pipe(
   Command.withDescription("The Animal Store server and its keys"),
   Command.withSubcommands([

@@ -7,6 +7,7 @@
  * @since 1.0.0
  */
 import type * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { Layer, Scope } from "effect"
@@ -22,6 +23,12 @@ export interface Options<E = never, R = never> {
   readonly port: number
   /** Served under `/admin/v1` (the request's path keeps the prefix). */
   readonly admin?: HttpApp.Default<E, R> | undefined
+  /**
+   * The HTTP server to serve on, in place of one listening on `host`:`port`
+   * (a worker of `animal-store serve` gets the connections of its supervisor's
+   * socket); nothing is logged then.
+   */
+  readonly server?: Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError> | undefined
 }
 
 /**
@@ -33,7 +40,8 @@ export interface Options<E = never, R = never> {
 export const adminPath = "/admin/v1"
 
 /**
- * Listens on `options.host`:`options.port` until the scope closes.
+ * Listens on `options.host`:`options.port` until the scope closes (or serves
+ * on `options.server`).
  *
  * @since 1.0.0
  * @category layers

@@ -47,24 +47,11 @@ export const make: Effect.Effect<ServerMetricsService> = Effect.sync(internal.ma
 export const layer: Layer.Layer<ServerMetrics> = Layer.effect(ServerMetrics, make)
 
 /**
- * `layer` in a worker of `serve --workers N`: its registry also answers the
- * supervisor's scrapes over the cluster's IPC channel (`layerWorkers`).
+ * `layer` in a worker of `serve --workers N` (N > 1): its requests are
+ * counted in a registry of its own, which the supervisor asks for; its
+ * `registry` serializes every worker's, summed.
  *
  * @since 1.0.0
  * @category layers
  */
-export const layerWorker: Layer.Layer<ServerMetrics> = Layer.effect(
-  ServerMetrics,
-  Effect.tap(make, ({ registry }) => Effect.sync(() => internal.answerPrimary(registry)))
-)
-
-/**
- * In the supervisor of `serve --workers N` (the cluster's primary): a
- * registry whose `metrics()` asks every worker for its registry
- * (`layerWorker`) and sums them (prom-client's `AggregatorRegistry`); its
- * `observe` does nothing, the supervisor answering no request of the API.
- *
- * @since 1.0.0
- * @category layers
- */
-export const layerWorkers: Layer.Layer<ServerMetrics> = Layer.sync(ServerMetrics, internal.makePrimary)
+export const layerWorker: Layer.Layer<ServerMetrics> = Layer.sync(ServerMetrics, internal.makeWorker)

@@ -107,6 +107,14 @@ const withoutRuntimeMetrics = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.
   Effect.withRuntimeFlagsPatch(effect, RuntimeFlagsPatch.disable(RuntimeFlags.RuntimeMetrics))
 
 /**
+ * The options of an HTTP server of `layer`.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type HttpOptions = Pick<Options, "host" | "port" | "limits" | keyof RequestHandler.Options>
+
+/**
  * The API on a Node http server with the limits, listening on `options`'
  * host and port until the scope closes (then it drains: it stops accepting,
  * answers with `Connection: close`, closes idle connections and waits for
@@ -117,7 +125,7 @@ const withoutRuntimeMetrics = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.
  * @category layers
  */
 export const layerHttp = (
-  options: Pick<Options, "host" | "port" | "limits" | keyof RequestHandler.Options>
+  options: HttpOptions
 ): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, RequestHandler.Requirements> =>
   Layer.scoped(
     HttpServer.HttpServer,
@@ -146,14 +154,18 @@ const baseUrlOf = (options: Options): string | undefined =>
     (options.access?.environment === "staging" ? options.servers?.staging : options.servers?.production)
 
 /**
- * The server with `options`: built in the order store, keys, listening
- * socket; released in the reverse order.
+ * The server with `options`: built in the order store, keys, HTTP server
+ * (`http`, by default `layerHttp`: listening on `options`' host and port);
+ * released in the reverse order.
  *
  * @since 1.0.0
  * @category layers
  */
 export const layer = (
-  options: Options
+  options: Options,
+  http: (
+    options: HttpOptions
+  ) => Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, RequestHandler.Requirements> = layerHttp
 ): Layer.Layer<
   HttpServer.HttpServer | AnimalStore.Services,
   StoreError.StoreError | HttpServerError.ServeError | KeyProvisioning.ProvisioningError
@@ -168,7 +180,7 @@ export const layer = (
     () => Effect.sync(() => (storeOpen = true))
   )
   const server = logListening(options).pipe(
-    Layer.provideMerge(layerHttp({ ...options, baseUrl: baseUrlOf(options) })),
+    Layer.provideMerge(http({ ...options, baseUrl: baseUrlOf(options) })),
     Layer.provide(Layer.effectDiscard(KeyProvisioning.provision(options.keys ?? []))),
     Layer.provideMerge(services),
     Layer.provide(logStoreClosed)

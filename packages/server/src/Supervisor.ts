@@ -1,24 +1,27 @@
 /**
- * `animal-store serve --workers N`: N processes serving one port and one
- * store (SQLite or PostgreSQL), on node:cluster (the first process holds the
- * listening socket and hands connections to the workers in turn). That first
- * process is a supervisor: it prepares the store once (migrations, provisioned
- * keys), starts the workers, restarts one that exits (logged, with a delay
- * that grows while workers die soon after they start), and when its scope
- * closes stops them all, each finishing its requests in flight. With one
- * worker the server runs in this process, as `StandaloneServer.layer`.
+ * `animal-store serve` runs as two kinds of processes: the supervisor, the
+ * process a user starts, and `--workers N` workers (node:cluster, this
+ * program again) that serve the API on one store (SQLite or PostgreSQL; the
+ * memory store with one worker only). The supervisor holds the listening
+ * sockets (the API's and the operations listener's) and hands each
+ * connection it accepts to a serving worker in turn: a connection crosses it
+ * once, its requests never. It learns the settings from the first worker,
+ * which reads the command line and prepares the store (migrations,
+ * provisioned keys) before the others start. It restarts a worker that
+ * exits (logged, with a delay that grows while workers keep dying soon after
+ * they start); while no worker serves it answers every request with 503
+ * `service_unavailable` and `Retry-After` (`/healthz` 200). SIGHUP replaces
+ * the workers one by one (with N > 1); SIGTERM/SIGINT (and SIGHUP with one
+ * worker) stop accepting and drain them all. The supervisor loads no store
+ * and no HTTP API: the bin imports it alone.
  *
  * @since 1.0.0
  */
-import type { AnimalStore, StoreError } from "@animal-store/core"
-import type * as HttpServerError from "@effect/platform/HttpServerError"
-import type { Layer as L } from "effect"
-import { Effect, Either, Layer } from "effect"
+import type { Effect } from "effect"
+import { Either } from "effect"
 import * as Os from "node:os"
 import * as Workers from "./internal/workers.js"
-import * as KeyProvisioning from "./KeyProvisioning.js"
-import * as StandaloneServer from "./StandaloneServer.js"
-import * as StoreLocation from "./StoreLocation.js"
+import type * as StandaloneServer from "./StandaloneServer.js"
 
 /**
  * The server's options and how many processes serve.
@@ -27,13 +30,13 @@ import * as StoreLocation from "./StoreLocation.js"
  * @category models
  */
 export interface Options extends StandaloneServer.Options {
-  /** Processes serving the port; 1 (the default) serves in this process. */
+  /** Worker processes serving the port; default 1. */
   readonly workers?: number | undefined
 }
 
 export {
   /**
-   * The workers cannot serve this store, or one exited before it listened.
+   * The workers cannot serve this store, or a port cannot be listened on.
    *
    * @since 1.0.0
    * @category errors
@@ -64,66 +67,22 @@ export const parseWorkers = (text: string): Either.Either<number, string> =>
     : Either.left(`expected a number of processes from 1 to ${maxWorkers} or auto, got "${text}"`)
 
 /**
- * Where a server of `layer` runs: `alone` (one process) or `worker` (one of
- * N, forked by the supervisor).
+ * The supervisor of `serve` in this process, forking the workers from this
+ * program with its arguments, until it is stopped: the exit code. 0 after a
+ * stop by signal; the first worker's when it ends before it serves (its
+ * command line printed a help or was refused); 1 when a port cannot be
+ * listened on.
  *
  * @since 1.0.0
- * @category models
+ * @category constructors
  */
-export type Role = "alone" | "worker"
+export const supervise: Effect.Effect<number> = Workers.supervise()
 
 /**
- * The server of `serve` (`StandaloneServer.layer`, or one made with it) with `options`,
- * in `options.workers` processes: in this
- * process when it is 1; as a worker (serving, its keys already provisioned)
- * in a process the supervisor forked; else as their supervisor, until the
- * scope closes. A memory store is refused with more than one worker (each
- * process would keep its own animals, keys and limits).
- *
- * The supervisor migrates the store and provisions the keys once; then,
- * with `supervisor` given, it keeps the store's services open and runs
- * `supervisor` on them (the operations listener of all the workers) while
- * the workers run; without, it closes the store before starting them.
+ * Runs `supervise` as this process's program, its log JSON lines on
+ * stdout, then exits with its code.
  *
  * @since 1.0.0
- * @category layers
+ * @category constructors
  */
-export const layer = <ROut, E, ROut2 = never, E2 = never>(
-  options: Options,
-  serve: (options: StandaloneServer.Options, role: Role) => L.Layer<ROut, E>,
-  supervisor?: L.Layer<ROut2, E2, AnimalStore.Services>
-): L.Layer<
-  never,
-  E | E2 | StoreError.StoreError | HttpServerError.ServeError | KeyProvisioning.ProvisioningError | Workers.WorkersError
-> => {
-  const count = options.workers ?? 1
-  if (count <= 1) return Layer.discard(serve(options, "alone"))
-  if (options.store._tag === "Memory") {
-    return Layer.fail(
-      new Workers.WorkersError({
-        message: `--workers ${count} needs a SQLite or PostgreSQL store: on ${
-          StoreLocation.format(options.store)
-        } each process would keep its own animals, keys and limits`
-      })
-    )
-  }
-  const forked = Workers.workerOf()
-  if (forked !== undefined) {
-    return Layer.discard(serve({ ...options, port: forked.port, keys: [] }, "worker")).pipe(
-      Layer.annotateLogs("worker", forked.worker)
-    )
-  }
-  return Layer.scopedDiscard(Effect.gen(function*() {
-    /** The store migrated and its keys provisioned: its services, open until the scope closes. */
-    const prepare = Effect.gen(function*() {
-      const services = yield* Layer.build(
-        StandaloneServer.layerServices(options.store, options.access, options.cursorSecret, { create: options.create })
-      )
-      yield* Effect.provide(KeyProvisioning.provision(options.keys ?? []), services)
-      return services
-    })
-    if (supervisor === undefined) yield* Effect.scoped(prepare) // the workers open the store each
-    else yield* Effect.provide(Layer.build(supervisor), yield* prepare) // stopped after the workers
-    yield* Workers.supervise(count, yield* Workers.workersPort(options.host, options.port))
-  }))
-}
+export const main: () => void = Workers.main

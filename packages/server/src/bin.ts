@@ -1,20 +1,20 @@
 #!/usr/bin/env node
 /**
- * The `animal-store` executable: `Cli.run` on the process's arguments and
- * environment under `NodeRuntime.runMain` (SIGINT/SIGTERM interrupt it: the
- * server shuts down gracefully and the process exits 0; a failure has printed
- * its one line and exits 1).
+ * The `animal-store` executable. `serve` started by a user runs the
+ * supervisor (`Supervisor.main`), which forks the workers from this same
+ * program; every other command, and `serve` in a worker, runs `Cli.run`.
+ * Each is imported on its own: the supervisor loads no store and no HTTP API.
  *
  * @since 1.0.0
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
-import { Effect, Layer } from "effect"
-import * as Cli from "./Cli.js"
+import * as Supervision from "./internal/supervision.js"
 
-Cli.run(process.argv.slice(2), process.env).pipe(
-  Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)),
-  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
-)
+const argv = process.argv.slice(2)
+const help = argv.includes("--help") || argv.includes("-h")
+
+if (argv[0] === "serve" && !help && Supervision.workerOf() === undefined) {
+  void import("./Supervisor.js").then((Supervisor) => Supervisor.main())
+} else {
+  Supervision.openMailbox()
+  void import("./internal/cliMain.js").then((CliMain) => CliMain.main(argv))
+}

@@ -1,6 +1,8 @@
 /**
  * The bundled bin loads at start only what serving needs: the reference page
- * (3 MB of script) and the OTLP exporter are chunks imported on first use.
+ * (3 MB of script) and the OTLP exporter are chunks imported on first use;
+ * the supervisor of `serve` is a bundle of its own with neither a store nor
+ * the HTTP API, which workers load.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -34,5 +36,16 @@ describe("the bundled bin", () => {
     const otlp = holding("OTLPTraceExporter")
     expect(otlp.length).toBeGreaterThan(0)
     expect(atStart.filter((file) => otlp.includes(file))).toEqual([])
+  })
+
+  it("runs the supervisor of serve from a bundle of its own: no chunk, no store, no HTTP API, not loaded by a worker", () => {
+    const supervisor = Path.join(Path.dirname(bin), "supervisor.js")
+    expect([...loadedAtStart(supervisor)]).toEqual([supervisor])
+    const text = Fs.readFileSync(supervisor, "utf8")
+    expect(text).toContain("node_modules/effect/")
+    for (const part of ["better-sqlite3", "@effect/platform", "@effect/cli", "@effect/sql", "prom-client", "http-adapter", "sqlite-store"]) {
+      expect(text).not.toContain(part)
+    }
+    expect(loadedAtStart(bin).has(supervisor)).toBe(false)
   })
 })

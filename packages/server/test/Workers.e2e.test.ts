@@ -4,9 +4,9 @@
  * PostgreSQL); a worker killed with SIGKILL and one with SIGBUS under load are
  * restarted and logged, service goes on, and every acknowledged animal is
  * stored (also after the whole server restarts); SIGTERM lets a request in
- * flight finish, then the server exits 0. With `--ops-port` the operations
- * listener runs once, in the supervisor: its `/metrics` sums the workers', and
- * a key its admin API issues is accepted by every worker.
+ * flight finish, then the server exits 0. With `--ops-port` the supervisor
+ * holds the operations port, logged once: `/metrics` sums the workers', and a
+ * key its admin API issues is accepted by every worker.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -18,35 +18,9 @@ import parsePrometheus from "parse-prometheus-text-format"
 import * as PgCluster from "../../postgres-store/test/support/PgCluster.js"
 import type { Serving } from "./support/CliProcess.js"
 import { halfSentPost, runCli, startServe } from "./support/CliProcess.js"
+import { bytesWritten, logLines, request, sleep, waitFor, workerListening, workerPid } from "./support/serving.js"
 
 const temporaryFolder = () => Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-workers-"))
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Polls `check` every 20 ms until it answers a value, at most `seconds`. */
-const waitFor = async <A>(what: string, check: () => A | undefined, seconds = 20): Promise<A> => {
-  for (const deadline = Date.now() + seconds * 1000; Date.now() < deadline; await sleep(20)) {
-    const value = check()
-    if (value !== undefined) return value
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
-
-interface LogLine {
-  readonly message: string
-  readonly logLevel: string
-  readonly annotations: Record<string, unknown>
-}
-
-/** The JSON lines the server's processes wrote on stdout so far. */
-const logLines = (serving: Serving): ReadonlyArray<LogLine> =>
-  serving.stdout().split("\n").flatMap((line) => {
-    try {
-      return line.startsWith("{") ? [JSON.parse(line) as LogLine] : []
-    } catch {
-      return []
-    }
-  })
 
 /** Starts `serve --workers 2` and waits until both workers listen. */
 const startWorkers = async (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Serving> => {
@@ -54,55 +28,6 @@ const startWorkers = async (args: ReadonlyArray<string>, env: Record<string, str
   await waitFor("both workers", () => logLines(serving).some((line) => line.message === "Animal Store serving with 2 workers") || undefined)
   return serving
 }
-
-/** The pid of worker `n` that started last, once it is not `other`. */
-const workerPid = (serving: Serving, n: number, other?: number) =>
-  waitFor(`worker ${n} to start`, () => {
-    const pid = logLines(serving).filter((line) => line.message === "worker started" && line.annotations.worker === n).at(-1)
-      ?.annotations.pid as number | undefined
-    return pid === other ? undefined : pid
-  })
-
-/** Waits until worker `n` has said `times` times that it listens (its first start is once). */
-const workerListening = (serving: Serving, n: number, times: number) =>
-  waitFor(`worker ${n} to listen`, () =>
-    logLines(serving).filter((line) => line.message.startsWith("Animal Store listening") && line.annotations.worker === n)
-        .length >= times || undefined)
-
-/** Bytes process `pid` has written so far (responses, log lines). */
-const bytesWritten = (pid: number): number => Number(/^wchar: (\d+)$/m.exec(Fs.readFileSync(`/proc/${pid}/io`, "utf8"))![1])
-
-interface Reply {
-  readonly status: number
-  readonly body: string
-}
-
-/** One request on `agent` (`false`: a connection of its own, so the primary hands it to the next worker). */
-const request = (
-  origin: string,
-  path: string,
-  options: { readonly key: string; readonly body?: unknown; readonly agent: Http.Agent | false }
-) =>
-  new Promise<Reply>((resolve, reject) => {
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body)
-    const req = Http.request(new URL(path, origin), {
-      method: body === undefined ? "GET" : "POST",
-      agent: options.agent,
-      headers: {
-        authorization: `Bearer ${options.key}`,
-        ...(body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-      }
-    }, (res) => {
-      let text = ""
-      res.setEncoding("utf8")
-      res.on("data", (chunk) => (text += chunk))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
-      res.on("error", reject)
-    })
-    req.on("error", reject)
-    req.setTimeout(10_000, () => req.destroy(new Error("no response within 10 s")))
-    req.end(body)
-  })
 
 /**
  * `limit + 20` requests of an enterprise key allowing `limit` a minute and a
@@ -146,7 +71,7 @@ const scrape = async (ops: string) => {
 }
 
 describe("animal-store serve --workers 2", () => {
-  it("runs the operations listener once, in the supervisor: metrics of every worker, keys issued there accepted by all", async () => {
+  it("holds the operations port in the supervisor, logged once: metrics of every worker summed, keys issued there accepted by all", async () => {
     const folder = temporaryFolder()
     const token = "workers-admin-token-0123456789abcdef"
     const serving = await startWorkers(["--store", `sqlite:${Path.join(folder, "animal-store.db")}`, "--ops-port", "0", "--access-log", "off"], {

@@ -28,7 +28,9 @@ export const layer = <E, R>(options: OpsListener.Options<E, R>) => {
   const router = options.admin === undefined ? base : HttpRouter.mountApp(base, "/admin/v1", options.admin, {
     includePrefix: true
   })
-  return Layer.merge(HttpServer.serve(router), logListening).pipe(
-    Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { host: options.host, port: options.port }))
-  )
+  return options.server === undefined
+    ? Layer.merge(HttpServer.serve(router), logListening).pipe(
+      Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { host: options.host, port: options.port }))
+    )
+    : HttpServer.serve(router).pipe(Layer.provide(options.server))
 }

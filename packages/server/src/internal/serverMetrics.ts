@@ -8,8 +8,8 @@ import { PlanRateLimiter } from "@animal-store/core"
 import type { RequestObserver } from "@animal-store/http-adapter"
 import { ErrorResponse } from "@animal-store/http-adapter"
 import { Metric } from "effect"
-import Cluster from "node:cluster"
 import * as Prometheus from "prom-client"
+import * as Supervision from "./supervision.js"
 
 /** The boundaries advised by the OpenTelemetry HTTP semantic conventions for `http.server.request.duration`. */
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]
@@ -90,27 +90,44 @@ export const make = () => {
   return { registry, observe }
 }
 
+/** How long a scrape waits for the supervisor's answer. */
+const scrapeLimitMillis = 5_000
+
 /**
- * In a cluster worker: `registry` is what the primary's `clusterMetrics()`
- * asks for over IPC (prom-client answers with the registries set, the
- * global one by default; an `AggregatorRegistry` made here adds the
- * listener). Nothing outside a worker.
+ * In a worker of `serve --workers N`: `make()`, whose own registry answers the
+ * supervisor's requests, and whose scraped registry is the sum of every
+ * worker's (asked through the supervisor, summed by prom-client's
+ * `AggregatorRegistry.aggregate`, as its cluster mode does).
  */
-export const answerPrimary = (registry: Prometheus.Registry): void => {
-  if (!Cluster.isWorker) return
-  new Prometheus.AggregatorRegistry<Prometheus.PrometheusContentType>()
-  Prometheus.AggregatorRegistry.setRegistries([registry])
-}
-
-/** A registry whose `metrics()` is the sum of the workers' registries (prom-client's `clusterMetrics()`). */
-class WorkersRegistry extends Prometheus.AggregatorRegistry<Prometheus.PrometheusContentType> {
-  override metrics(): Promise<string> {
-    return this.clusterMetrics()
+export const makeWorker = (): { readonly registry: Prometheus.Registry; readonly observe: RequestObserver.Observer } => {
+  const own = make()
+  Supervision.receive("AnimalStore/Metrics", (message) => {
+    void own.registry.getMetricsAsJSON().then((metrics) =>
+      Supervision.tell({ _tag: "AnimalStore/MetricsReply", id: message.id, metrics })
+    )
+  })
+  const scrapes = new Map<number, (metrics: ReadonlyArray<unknown>) => void>()
+  let next = 1
+  Supervision.receive("AnimalStore/MetricsReply", (message) => scrapes.get(message.id)?.(message.metrics))
+  const all = () =>
+    new Promise<Prometheus.Registry>((resolve, reject) => {
+      const id = next++
+      const timer = setTimeout(() => {
+        scrapes.delete(id)
+        reject(new Error("the supervisor did not send the workers' metrics in time"))
+      }, scrapeLimitMillis)
+      scrapes.set(id, (metrics) => {
+        clearTimeout(timer)
+        scrapes.delete(id)
+        // One list of metrics per worker.
+        resolve(Prometheus.AggregatorRegistry.aggregate(metrics as Array<object>))
+      })
+      Supervision.tell({ _tag: "AnimalStore/Metrics", id })
+    })
+  class WorkersRegistry extends Prometheus.Registry {
+    override metrics(): Promise<string> {
+      return all().then((registry) => registry.metrics())
+    }
   }
+  return { registry: new WorkersRegistry(), observe: own.observe }
 }
-
-/** In the primary of a cluster: the workers' metrics summed; it observes no request itself. */
-export const makePrimary = (): { readonly registry: Prometheus.Registry; readonly observe: RequestObserver.Observer } => ({
-  registry: new WorkersRegistry(),
-  observe: () => {}
-})

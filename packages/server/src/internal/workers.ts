@@ -1,54 +1,50 @@
 /**
- * The worker processes of `serve --workers N` on node:cluster: forked from
- * this program, each restarted when it exits (logged, after a delay that
- * grows while workers keep dying soon after they start), all stopped
- * together when the scope closes (SIGTERM: each drains its requests).
+ * The supervisor of `animal-store serve`: the process a user starts, which
+ * serves no request of the API itself. It forks the workers (node:cluster,
+ * this program again), learns the configuration from the first one (which
+ * reads the command line), listens on the API's port (and the operations
+ * port), and hands each connection it accepts to a serving worker in turn,
+ * or, while none serves, answers it with 503 `service_unavailable`. It
+ * restarts a worker that exits (logged, after a delay that grows while
+ * workers keep dying soon after they start), replaces them one by one on
+ * SIGHUP, and on SIGTERM/SIGINT stops accepting and drains them all. It
+ * loads Effect's core and Node's modules only: no store, no HTTP API.
  *
  * @internal
  */
 import type { Worker } from "node:cluster"
 import Cluster from "node:cluster"
+import * as Crypto from "node:crypto"
+import * as Http from "node:http"
 import * as Net from "node:net"
 import type { Scope } from "effect"
-import { Clock, Data, Deferred, Duration, Effect, Exit, FiberId, Schedule } from "effect"
-
-/** The variables that mark a process forked by the supervisor: its number, and the port to listen on. */
-const workerVariable = "ANIMAL_STORE_WORKER"
-const portVariable = "ANIMAL_STORE_WORKER_PORT"
-
-/** This process's worker number and port when the supervisor forked it. @internal */
-export const workerOf = (): { readonly worker: number; readonly port: number } | undefined => {
-  const worker = process.env[workerVariable]
-  const port = process.env[portVariable]
-  const number = (text: string | undefined) => text !== undefined && /^[1-9][0-9]*$/.test(text)
-  return Cluster.isWorker && number(worker) && number(port) ? { worker: Number(worker), port: Number(port) } : undefined
-}
+import {
+  Clock,
+  Data,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  FiberId,
+  FiberRef,
+  Logger,
+  LogLevel,
+  Queue,
+  Runtime,
+  Schedule
+} from "effect"
+import * as Supervision from "./supervision.js"
 
 /**
- * A worker could not start, or the workers cannot serve this store.
+ * The workers cannot serve this store.
  *
  * @internal
  */
 export class WorkersError extends Data.TaggedError("WorkersError")<{ readonly message: string }> {}
 
-/**
- * The port every worker listens on, restarted ones too: `port` once this
- * process could listen on it (so a port in use is one line, not one a
- * worker), or when it is 0 one free now (on port 0, workers started after
- * all had died would listen on another).
- *
- * @internal
- */
-export const workersPort = (host: string, port: number): Effect.Effect<number, WorkersError> =>
-  Effect.async<number, WorkersError>((resume) => {
-    const server = Net.createServer()
-    server.once("error", (error) =>
-      resume(Effect.fail(new WorkersError({ message: `cannot listen on ${host}:${port}: ${error.message}` }))))
-    server.listen({ host, port }, () => {
-      const { port } = server.address() as Net.AddressInfo
-      server.close(() => resume(Effect.succeed(port)))
-    })
-  })
+/** A worker exited before it served, during the start, with this exit code: it printed why. */
+class StartFailed extends Data.TaggedError("StartFailed")<{ readonly code: number }> {}
 
 /** How a worker process ended. @internal */
 export interface WorkerExit {
@@ -93,87 +89,564 @@ export const restarts = (
   )
 }
 
-interface Running {
-  readonly worker: Worker
-  readonly listening: Deferred.Deferred<void>
-  readonly exited: Deferred.Deferred<{ readonly code: number | null; readonly signal: string | null }>
+/** How long a worker told to drain may take before it is killed. */
+const drainLimit = Duration.seconds(60)
+
+/** How long a scrape waits for the workers' metrics. */
+const metricsLimitMillis = 3_000
+
+interface Ended {
+  readonly code: number | null
+  readonly signal: string | null
 }
 
-const fork = (worker: number, port: number): Effect.Effect<Running> =>
-  Effect.sync(() => {
-    const listening = Deferred.unsafeMake<void>(FiberId.none)
-    const exited = Deferred.unsafeMake<{ readonly code: number | null; readonly signal: string | null }>(FiberId.none)
-    const forked = Cluster.fork({ [workerVariable]: String(worker), [portVariable]: String(port) })
-    forked.once("listening", () => Deferred.unsafeDone(listening, Exit.void))
-    forked.once("exit", (code: number | null, signal: string | null) => Deferred.unsafeDone(exited, Exit.succeed({ code, signal })))
-    // A failure to fork is followed by its exit; unhandled, it would end the supervisor.
-    forked.on("error", () => {})
-    return { worker: forked, listening, exited }
-  })
+/** A process forked for worker `worker`. */
+interface Forked {
+  readonly worker: number
+  readonly process: Worker
+  readonly pid: number | undefined
+  readonly startedAt: number
+  /** Done once it serves the connections it is handed. */
+  readonly serving: Deferred.Deferred<void>
+  readonly exited: Deferred.Deferred<Ended>
+  /** Replaced, or stopped with the others: its exit is expected. */
+  retired: boolean
+}
 
-/** SIGTERM (the worker drains and exits), then its exit. */
-const stop = (running: Running): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    running.worker.process.kill("SIGTERM")
-    return Deferred.await(running.exited)
-  })
-
-const describe = (code: number | null, signal: string | null): string =>
-  signal === null ? `exit code ${code}` : `signal ${signal}`
+/** One worker's place: the process that serves for it now (none before its first start). */
+interface Slot {
+  readonly worker: number
+  current: Forked | undefined
+}
 
 /**
- * One worker from its start to its exit: `ready` succeeds once it listens,
- * or fails if it exits first (a no-op once done). Stopped if interrupted.
+ * Where each accepted connection goes: to the serving workers in turn; while
+ * the first start is under way (no worker served yet, none died), it waits
+ * for the first; otherwise, with none serving, it is refused with 503.
  */
-const runOnce = (worker: number, port: number, ready: Deferred.Deferred<void, WorkersError>): Effect.Effect<WorkerExit> =>
-  Effect.scoped(Effect.gen(function*() {
-    const started = yield* Clock.currentTimeMillis
-    const running = yield* Effect.acquireRelease(fork(worker, port), stop)
-    const pid = running.worker.process.pid
-    yield* Effect.logInfo("worker started").pipe(Effect.annotateLogs({ worker, pid }))
-    yield* Effect.forkScoped(Effect.zipRight(Deferred.await(running.listening), Deferred.succeed(ready, undefined)))
-    const { code, signal } = yield* Deferred.await(running.exited)
-    if (!(yield* Deferred.isDone(running.listening))) {
-      yield* Deferred.fail(
-        ready,
-        new WorkersError({ message: `worker ${worker} exited before it listened (${describe(code, signal)})` })
+class Pool {
+  private serving: Array<Forked> = []
+  private turn = 0
+  private held: Array<readonly [Supervision.Listener, Net.Socket]> = []
+  /**
+   * Connections sent to a worker, kept open here until it says it took its
+   * copy: Node does not close a handle in flight to a worker that died
+   * (its channel waits for an acknowledgement first), so this one goes to
+   * another worker instead of being lost.
+   */
+  private readonly handed = new Map<
+    number,
+    { readonly listener: Supervision.Listener; readonly socket: Net.Socket; readonly forked: Forked }
+  >()
+  private nextId = 1
+  private holding = true
+  /** Whether any worker has served: later ones do not provision the keys again. */
+  everServed = false
+  /** When each dead worker is due to be started again. */
+  readonly restartDue = new Map<number, number>()
+
+  /** How a connection is answered while no worker serves: closed until `refuseWith` says otherwise. */
+  private refuse: (listener: Supervision.Listener, socket: Net.Socket) => void = (_, socket) => socket.destroy()
+
+  refuseWith(refuse: (listener: Supervision.Listener, socket: Net.Socket) => void): void {
+    this.refuse = refuse
+  }
+
+  add(forked: Forked): void {
+    if (forked.retired || this.serving.includes(forked)) return
+    this.serving.push(forked)
+    this.everServed = true
+    this.holding = false
+    const held = this.held
+    this.held = []
+    for (const [listener, socket] of held) this.route(listener, socket)
+  }
+
+  remove(forked: Forked): void {
+    const i = this.serving.indexOf(forked)
+    if (i !== -1) this.serving.splice(i, 1)
+  }
+
+  route(listener: Supervision.Listener, socket: Net.Socket): void {
+    if (this.serving.length > 0) {
+      this.turn = (this.turn + 1) % this.serving.length
+      const forked = this.serving[this.turn]!
+      const id = this.nextId++
+      this.handed.set(id, { listener, socket, forked })
+      const message: Supervision.Connection = { _tag: "AnimalStore/Connection", listener, id }
+      forked.process.send(message, socket, { keepOpen: true }, (error) => {
+        if (error === null || error === undefined || !this.handed.delete(id)) return
+        this.remove(forked)
+        this.route(listener, socket)
+      })
+    } else if (this.holding) {
+      this.held.push([listener, socket])
+    } else {
+      this.refuse(listener, socket)
+    }
+  }
+
+  /** The worker has its copy of connection `id`: this one is closed (the connection stays open). */
+  took(id: number): void {
+    const handed = this.handed.get(id)
+    if (handed === undefined) return
+    this.handed.delete(id)
+    handed.socket.destroy()
+  }
+
+  /** `forked` is gone: the connections it had not taken go to another worker, or are refused. */
+  lost(forked: Forked): void {
+    this.remove(forked)
+    for (const [id, handed] of this.handed) {
+      if (handed.forked !== forked) continue
+      this.handed.delete(id)
+      this.route(handed.listener, handed.socket)
+    }
+  }
+
+  /** No more waiting for a first worker: those waiting are refused (`refuse`) or closed. */
+  stopHolding(refuse: boolean): void {
+    this.holding = false
+    const held = this.held
+    this.held = []
+    for (const [listener, socket] of held) refuse ? this.refuse(listener, socket) : socket.destroy()
+  }
+
+  /** Seconds until a worker is due to be started again, at least 1. */
+  retryAfterSeconds(now: number): number {
+    const due = Math.min(...this.restartDue.values())
+    return Number.isFinite(due) ? Math.max(1, Math.ceil((due - now) / 1000)) : 1
+  }
+}
+
+/** What the supervisor knows and holds. */
+interface State {
+  readonly pool: Pool
+  readonly live: Set<Forked>
+  readonly configured: Deferred.Deferred<Supervision.Serve>
+  /** The ports once listening; workers that asked before wait in `awaitingAddress`. */
+  address: Supervision.Address | undefined
+  readonly awaitingAddress: Array<Forked>
+  /** Scrapes under way, by the id the supervisor gave: each worker's answer goes to `answer`. */
+  readonly scrapes: Map<number, (metrics: ReadonlyArray<unknown>) => void>
+  nextScrape: number
+}
+
+const send = (forked: Forked, message: Supervision.Message): void => {
+  if (forked.process.isConnected()) forked.process.send(message, undefined, undefined, () => {})
+}
+
+/** Every serving worker's metrics, for the worker that asked (`id` its own). */
+const scrape = (state: State, asking: Forked, id: number): void => {
+  const targets = [...state.live].filter((forked) => !forked.retired && forked.process.isConnected())
+  const replies: Array<unknown> = []
+  const scrapeId = state.nextScrape++
+  let waiting = targets.length
+  const finish = () => {
+    clearTimeout(timer)
+    state.scrapes.delete(scrapeId)
+    send(asking, { _tag: "AnimalStore/MetricsReply", id, metrics: replies })
+  }
+  const timer = setTimeout(finish, metricsLimitMillis)
+  state.scrapes.set(scrapeId, (metrics) => {
+    replies.push(metrics)
+    if (--waiting === 0) finish()
+  })
+  if (waiting === 0) finish()
+  for (const target of targets) send(target, { _tag: "AnimalStore/Metrics", id: scrapeId })
+}
+
+const onMessage = (state: State, forked: Forked, message: unknown): void => {
+  if (!Supervision.isMessage(message)) return
+  switch (message._tag) {
+    case "AnimalStore/Serve":
+      Deferred.unsafeDone(state.configured, Exit.succeed(message))
+      if (state.address === undefined) state.awaitingAddress.push(forked)
+      else send(forked, state.address)
+      return
+    case "AnimalStore/Ready":
+      Deferred.unsafeDone(forked.serving, Exit.void)
+      state.pool.add(forked)
+      return
+    case "AnimalStore/Took":
+      return state.pool.took(message.id)
+    case "AnimalStore/Metrics":
+      return scrape(state, forked, message.id)
+    case "AnimalStore/MetricsReply":
+      return state.scrapes.get(message.id)?.(message.metrics)
+  }
+}
+
+const fork = (state: State, worker: number): Effect.Effect<Forked> =>
+  Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
+    Effect.sync(() => {
+      const process = Cluster.fork({
+        [Supervision.workerVariable]: String(worker),
+        [Supervision.provisionVariable]: state.pool.everServed ? "" : "1"
+      })
+      const forked: Forked = {
+        worker,
+        process,
+        pid: process.process.pid,
+        startedAt,
+        serving: Deferred.unsafeMake(FiberId.none),
+        exited: Deferred.unsafeMake(FiberId.none),
+        retired: false
+      }
+      state.live.add(forked)
+      state.pool.restartDue.delete(worker)
+      process.on("message", (message) => onMessage(state, forked, message))
+      process.once("disconnect", () => state.pool.remove(forked))
+      process.once("exit", (code: number | null, signal: string | null) => {
+        state.live.delete(forked)
+        state.pool.lost(forked)
+        Deferred.unsafeDone(forked.exited, Exit.succeed({ code, signal }))
+      })
+      // A failure to fork is followed by its exit; unhandled, it would end the supervisor.
+      process.on("error", () => {})
+      return forked
+    }))
+
+/** Tells a worker to drain (over IPC, after the connections already handed to it), else SIGTERM. */
+const drain = (forked: Forked, gently: boolean): void => {
+  forked.retired = true
+  try {
+    if (forked.process.isConnected()) forked.process.send({ _tag: "AnimalStore/Drain", gently } satisfies Supervision.Drain)
+    else forked.process.process.kill("SIGTERM")
+  } catch {
+    // It is already gone.
+  }
+}
+
+/** Drains `forked` and waits for its exit; killed if it takes longer than `drainLimit`. */
+const retire = (forked: Forked, gently: boolean): Effect.Effect<Ended> =>
+  Effect.suspend(() => {
+    drain(forked, gently)
+    return Deferred.await(forked.exited).pipe(
+      Effect.timeout(drainLimit),
+      Effect.catchTag("TimeoutException", () =>
+        Effect.zipRight(
+          Effect.logError("worker killed: it did not drain in time").pipe(
+            Effect.annotateLogs({ worker: forked.worker, pid: forked.pid })
+          ),
+          Effect.suspend(() => {
+            forked.process.process.kill("SIGKILL")
+            return Deferred.await(forked.exited)
+          })
+        ))
+    )
+  })
+
+/** Whether `forked` served before it exited. */
+const servedOrExited = (forked: Forked): Effect.Effect<boolean> =>
+  Effect.raceFirst(Effect.as(Deferred.await(forked.serving), true), Effect.as(Deferred.await(forked.exited), false))
+
+/** The exit of the process of `slot`, following the processes that replaced it. */
+const slotExit = (slot: Slot): Effect.Effect<readonly [Forked, Ended]> =>
+  Effect.gen(function*() {
+    for (;;) {
+      const forked = slot.current!
+      const ended = yield* Deferred.await(forked.exited)
+      if (!forked.retired || slot.current === forked) return [forked, ended] as const
+    }
+  })
+
+/**
+ * One worker kept running: restarted after each exit, the exit logged. A
+ * worker that exits with an error code before it served, while the service
+ * has not yet started (`started`), fails the start.
+ */
+const keep = (
+  state: State,
+  slot: Slot,
+  started: () => boolean,
+  firstServed: Deferred.Deferred<void>,
+  policy: RestartPolicy
+): Effect.Effect<never, StartFailed> => {
+  let forkNew = false
+  const once = Effect.gen(function*() {
+    if (forkNew || slot.current === undefined) slot.current = yield* fork(state, slot.worker)
+    forkNew = true
+    const forked = slot.current
+    if (yield* servedOrExited(forked)) {
+      yield* Deferred.succeed(firstServed, undefined)
+    } else if (!started()) {
+      const { code } = yield* Deferred.await(forked.exited)
+      if (code !== null && code !== 0) return yield* new StartFailed({ code })
+    }
+    const [gone, { code, signal }] = yield* slotExit(slot)
+    const exit: WorkerExit = {
+      worker: slot.worker,
+      pid: gone.pid,
+      code,
+      signal,
+      uptimeMillis: (yield* Clock.currentTimeMillis) - gone.startedAt
+    }
+    return exit
+  })
+  return Effect.repeat(
+    once,
+    restarts(policy).pipe(Schedule.tapOutput(([exit, delay]) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        state.pool.restartDue.set(exit.worker, now + Duration.toMillis(delay))
+        state.pool.stopHolding(true)
+        return Effect.logError("worker exited").pipe(Effect.annotateLogs({
+          worker: exit.worker,
+          pid: exit.pid,
+          code: exit.code,
+          signal: exit.signal,
+          restartInMs: Duration.toMillis(delay)
+        }))
+      })
+    ))
+  ).pipe(Effect.zipRight(Effect.never))
+}
+
+/**
+ * Replaces every serving worker in turn: a new process for it, and once that
+ * one serves, the old one drains (gently: its idle keep-alive connections
+ * close when their client sends again or their timeout ends). Stops at a
+ * replacement that exits before it serves, the old worker kept.
+ */
+const replaceAll = (state: State, slots: ReadonlyArray<Slot>): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    for (const slot of slots) {
+      const old = slot.current
+      if (old === undefined || !(yield* Deferred.isDone(old.serving)) || (yield* Deferred.isDone(old.exited))) continue
+      const next = yield* fork(state, slot.worker)
+      if (!(yield* servedOrExited(next))) {
+        yield* Effect.logError("rolling restart stopped: the new worker exited before it served").pipe(
+          Effect.annotateLogs({ worker: slot.worker, pid: next.pid, kept: old.pid })
+        )
+        return
+      }
+      if (yield* Deferred.isDone(old.exited)) {
+        // The old one died meanwhile and is restarted already: the new one is not needed.
+        yield* retire(next, false)
+        continue
+      }
+      state.pool.remove(old)
+      slot.current = next
+      yield* retire(old, true)
+      yield* Effect.logInfo("worker replaced").pipe(Effect.annotateLogs({ worker: slot.worker, pid: next.pid, replaced: old.pid }))
+    }
+    yield* Effect.logInfo("Rolling restart done: every worker replaced")
+  })
+
+const jsonContentType = "application/json; charset=utf-8"
+
+/** `X-Request-Id` kept when it is 1 to 128 visible ASCII characters (as the workers do), else made. */
+const requestIdOf = (value: string | Array<string> | undefined): string =>
+  typeof value === "string" && /^[\x21-\x7e]{1,128}$/.test(value) ? value : Crypto.randomUUID()
+
+/**
+ * Answers the requests of a connection while no worker serves: 503
+ * `service_unavailable` with `Retry-After` and an `Error` body, `/healthz`
+ * 200 (this process serves), each with `Connection: close`, logged as the
+ * workers log requests.
+ */
+const refusals = (pool: Pool, accessLog: boolean, runtime: Runtime.Runtime<never>) => {
+  const answer = (listener: Supervision.Listener) => (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+    const started = performance.now()
+    request.resume()
+    const path = (request.url ?? "/").split("?")[0]!
+    const requestId = requestIdOf(request.headers["x-request-id"])
+    const healthy = listener === "main" && path === "/healthz" && (request.method === "GET" || request.method === "HEAD")
+    const status = healthy ? 200 : 503
+    const body = healthy
+      ? "{\"status\":\"ok\"}"
+      : "{\"code\":\"service_unavailable\",\"message\":\"The service is restarting; retry later\",\"status\":503}"
+    response.writeHead(status, {
+      "content-type": jsonContentType,
+      "content-length": Buffer.byteLength(body),
+      "x-request-id": requestId,
+      ...(healthy ? {} : { "retry-after": String(pool.retryAfterSeconds(Date.now())) }),
+      connection: "close"
+    })
+    response.end(body)
+    if (accessLog) {
+      const probe = listener === "main" && (path === "/healthz" || path === "/readyz")
+      Runtime.runFork(runtime)(
+        (probe ? Effect.logDebug("http.request") : Effect.logInfo("http.request")).pipe(Effect.annotateLogs({
+          method: request.method ?? "",
+          path,
+          status,
+          durationMs: performance.now() - started,
+          client: request.socket.remoteAddress ?? "",
+          requestId
+        }))
       )
     }
-    return { worker, pid, code, signal, uptimeMillis: (yield* Clock.currentTimeMillis) - started }
-  }))
+  }
+  const servers = {
+    main: Http.createServer({ requireHostHeader: false }, answer("main")),
+    ops: Http.createServer({ requireHostHeader: false }, answer("ops"))
+  }
+  for (const server of Object.values(servers)) server.on("clientError", (_error, socket) => socket.destroy())
+  return (listener: Supervision.Listener, socket: Net.Socket) => {
+    servers[listener].emit("connection", socket)
+    socket.resume()
+  }
+}
 
-/** A worker kept running: restarted after each exit, the exit logged. */
-const keep = (worker: number, port: number, ready: Deferred.Deferred<void, WorkersError>, policy: RestartPolicy) =>
-  Effect.repeat(
-    runOnce(worker, port, ready),
-    restarts(policy).pipe(Schedule.tapOutput(([exit, delay]) =>
-      Effect.logError("worker exited").pipe(Effect.annotateLogs({
-        worker: exit.worker,
-        pid: exit.pid,
-        code: exit.code,
-        signal: exit.signal,
-        restartInMs: Duration.toMillis(delay)
-      }))
-    ))
+/** A socket listening on `host`:`port` whose connections go to `route`, closed with the scope. */
+const listen = (
+  host: string,
+  port: number,
+  route: (socket: Net.Socket) => void
+): Effect.Effect<Net.Server, WorkersError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.async<Net.Server, WorkersError>((resume) => {
+      const server = Net.createServer({ pauseOnConnect: true, noDelay: true }, route)
+      const failed = (error: Error) => resume(Effect.fail(new WorkersError({ message: `cannot listen on ${host}:${port}: ${error.message}` })))
+      server.once("error", failed)
+      server.listen({ host, port }, () => {
+        server.off("error", failed)
+        // Accepting fails for a while when file descriptors run out: Node retries by itself.
+        server.on("error", () => {})
+        resume(Effect.succeed(server))
+      })
+    }),
+    (server) => Effect.sync(() => server.close())
   )
 
+const portOf = (server: Net.Server): number => (server.address() as Net.AddressInfo).port
+
+/** The signals the supervisor handles, as they come, while the scope is open. */
+const signals = Effect.acquireRelease(
+  Effect.flatMap(Queue.unbounded<NodeJS.Signals>(), (queue) =>
+    Effect.sync(() => {
+      const offer = (signal: NodeJS.Signals) => Queue.unsafeOffer(queue, signal)
+      for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, offer)
+      return { queue, offer }
+    })),
+  ({ offer }) => Effect.sync(() => {
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(signal, offer)
+  })
+)
+
 /**
- * Starts `count` workers listening on `port` and keeps them running until
- * the scope closes, when they are all stopped at once (each drains).
- * Succeeds once every worker listens; fails if one exits before.
+ * The supervisor until it is stopped: the process's exit code. 0 after a
+ * stop by signal, or when the first worker ended with 0 before it served (it
+ * printed a help); a worker's own code when it exits with one before it
+ * served during the start (it printed why); 1 when a port cannot be listened
+ * on (printed here).
  *
  * @internal
  */
-export const supervise = (
-  count: number,
-  port: number,
-  policy: RestartPolicy = restartDefaults
-): Effect.Effect<void, WorkersError, Scope.Scope> =>
-  Effect.gen(function*() {
-    const ready = yield* Effect.forEach(Array.from({ length: count }), () => Deferred.make<void, WorkersError>())
-    yield* Effect.forkScoped(
-      Effect.forEach(ready, (deferred, i) => keep(i + 1, port, deferred, policy), { concurrency: "unbounded", discard: true })
+export const supervise = (policy: RestartPolicy = restartDefaults): Effect.Effect<number> =>
+  Effect.scoped(Effect.gen(function*() {
+    const { queue } = yield* signals
+    const state: State = {
+      pool: new Pool(),
+      live: new Set(),
+      configured: yield* Deferred.make<Supervision.Serve>(),
+      address: undefined,
+      awaitingAddress: [],
+      scrapes: new Map(),
+      nextScrape: 1
+    }
+    // Released after the listeners (acquired later): every worker drains once no connection comes.
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        state.pool.stopHolding(false)
+        return Effect.forEach([...state.live], (forked) => retire(forked, false), { concurrency: "unbounded", discard: true })
+      })
     )
-    yield* Effect.forEach(ready, Deferred.await, { discard: true })
-    yield* Effect.logInfo(`Animal Store serving with ${count} workers`)
+
+    // The first worker reads the command line.
+    const lead = yield* fork(state, 1)
+    const first: Slot = { worker: 1, current: lead }
+    const configuration = yield* Effect.raceAll([
+      Effect.map(Deferred.await(state.configured), (serve) => ({ _tag: "Serve", serve }) as const),
+      Effect.map(Deferred.await(lead.exited), (ended) => ({ _tag: "Ended", ended }) as const),
+      Effect.as(Queue.take(queue), { _tag: "Stopped" } as const)
+    ])
+    if (configuration._tag === "Stopped") return 0
+    if (configuration._tag === "Ended") {
+      const { code, signal } = configuration.ended
+      if (code !== null) return code
+      yield* Effect.sync(() => console.error(`animal-store: the server's first worker ended with ${signal} before it started`))
+      return 1
+    }
+    const config = configuration.serve
+    yield* FiberRef.set(
+      FiberRef.currentMinimumLogLevel,
+      LogLevel.allLevels.find((level) => level._tag === config.logLevel) ?? LogLevel.Info
+    )
+    state.pool.refuseWith(refusals(state.pool, config.accessLog, yield* Effect.runtime<never>()))
+
+    const bound = yield* Effect.either(Effect.all({
+      main: listen(config.host, config.port, (socket) => state.pool.route("main", socket)),
+      ops: config.ops === undefined
+        ? Effect.succeed(undefined)
+        : listen(config.ops.host, config.ops.port, (socket) => state.pool.route("ops", socket))
+    }))
+    if (bound._tag === "Left") {
+      yield* Effect.sync(() => console.error(`animal-store: ${bound.left.message}`))
+      return 1
+    }
+    if (config.ops !== undefined && bound.right.ops !== undefined) {
+      yield* Effect.logInfo(`Operations listening on http://${config.ops.host}:${portOf(bound.right.ops)}`)
+    }
+    state.address = {
+      _tag: "AnimalStore/Address",
+      port: portOf(bound.right.main),
+      opsPort: bound.right.ops === undefined ? undefined : portOf(bound.right.ops)
+    }
+    for (const forked of state.awaitingAddress.splice(0)) send(forked, state.address)
+
+    // Worker 1 prepares the store (migrations, keys); the others start once it served.
+    const slots: Array<Slot> = [first]
+    for (let worker = 2; worker <= config.workers; worker++) slots.push({ worker, current: undefined })
+    const firstServed = yield* Effect.forEach(slots, () => Deferred.make<void>())
+    let started = false
+    const kept = yield* Effect.forkScoped(Effect.forEach(slots, (slot, i) =>
+      i === 0
+        ? keep(state, slot, () => started, firstServed[0]!, policy)
+        : Effect.zipRight(Deferred.await(firstServed[0]!), keep(state, slot, () => started, firstServed[i]!, policy)), {
+      concurrency: "unbounded",
+      discard: true
+    }))
+    yield* Effect.forkScoped(Effect.gen(function*() {
+      yield* Effect.forEach(firstServed, Deferred.await, { discard: true })
+      started = true
+      if (config.workers > 1) yield* Effect.logInfo(`Animal Store serving with ${config.workers} workers`)
+    }))
+
+    const stopped: Effect.Effect<number, never, Scope.Scope> = Effect.gen(function*() {
+      let rolling: Deferred.Deferred<void> | undefined
+      for (;;) {
+        const signal = yield* Queue.take(queue)
+        if (signal !== "SIGHUP" || config.workers === 1) {
+          yield* Effect.logInfo(`${signal} received: shutting down`).pipe(Effect.annotateLogs({ signal }))
+          return 0
+        }
+        if (!started || (rolling !== undefined && !(yield* Deferred.isDone(rolling)))) {
+          yield* Effect.logWarning(`SIGHUP received: ignored, ${started ? "a rolling restart is under way" : "the workers are starting"}`)
+          continue
+        }
+        yield* Effect.logInfo("SIGHUP received: replacing the workers one by one").pipe(Effect.annotateLogs({ signal }))
+        const done = yield* Deferred.make<void>()
+        rolling = done
+        yield* Effect.forkScoped(Effect.ensuring(replaceAll(state, slots), Deferred.succeed(done, undefined)))
+      }
+    })
+    const failed = Fiber.join(kept).pipe(Effect.zipRight(Effect.never), Effect.catchAll((failed) => Effect.succeed(failed.code)))
+    return yield* Effect.raceFirst(stopped, failed)
+  }))
+
+/**
+ * Runs the supervisor as this process's program (logging JSON lines on
+ * stdout), then exits with its code.
+ *
+ * @internal
+ */
+export const main = (): void => {
+  const keepAlive = setInterval(() => {}, 2 ** 31 - 1)
+  Effect.runFork(supervise().pipe(Effect.provide(Logger.json))).addObserver((exit) => {
+    clearInterval(keepAlive)
+    if (Exit.isFailure(exit)) console.error(`animal-store: unexpected error in the supervisor: ${String(exit.cause)}`)
+    process.exit(Exit.isSuccess(exit) ? exit.value : 1)
   })
+}

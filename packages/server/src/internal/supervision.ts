@@ -1,0 +1,159 @@
+/**
+ * What the supervisor of `animal-store serve` and its workers (node:cluster
+ * workers) say to each other over their IPC channel, and how a worker knows
+ * it is one. Imports nothing but Node's cluster module: the supervisor loads
+ * it without the server.
+ *
+ * @internal
+ */
+import Cluster from "node:cluster"
+
+/** The variable holding a worker's number (1 to N, kept across its restarts). */
+export const workerVariable = "ANIMAL_STORE_WORKER"
+
+/** The variable set on a worker forked while no worker has served yet: it provisions `ANIMAL_STORE_API_KEYS`. */
+export const provisionVariable = "ANIMAL_STORE_WORKER_PROVISIONS"
+
+/** A worker process: its number, and whether it provisions the keys. @internal */
+export interface WorkerOf {
+  readonly worker: number
+  readonly provisions: boolean
+}
+
+/** This process's place when the supervisor forked it; `undefined` otherwise. @internal */
+export const workerOf = (): WorkerOf | undefined => {
+  const worker = process.env[workerVariable]
+  return Cluster.isWorker && worker !== undefined && /^[1-9][0-9]*$/.test(worker) && process.send !== undefined
+    ? { worker: Number(worker), provisions: process.env[provisionVariable] === "1" }
+    : undefined
+}
+
+/** The listening sockets the supervisor holds: the API's, and the operations listener's. @internal */
+export type Listener = "main" | "ops"
+
+/**
+ * Worker to supervisor, once its command line is read: what the supervisor
+ * needs of it. The first worker's is the supervisor's configuration; it
+ * answers each with `Address`.
+ *
+ * @internal
+ */
+export interface Serve {
+  readonly _tag: "AnimalStore/Serve"
+  readonly host: string
+  readonly port: number
+  readonly workers: number
+  readonly ops: { readonly host: string; readonly port: number } | undefined
+  /** The `_tag` of `--log-level`'s `LogLevel`. */
+  readonly logLevel: string
+  readonly accessLog: boolean
+}
+
+/** Supervisor to worker: the ports it listens on (the configured ones, or those port 0 gave). @internal */
+export interface Address {
+  readonly _tag: "AnimalStore/Address"
+  readonly port: number
+  readonly opsPort: number | undefined
+}
+
+/** Worker to supervisor: it serves the connections it is handed from now on. @internal */
+export interface Ready {
+  readonly _tag: "AnimalStore/Ready"
+}
+
+/** Supervisor to worker, with the socket of a connection accepted on `listener`; answered `Took`. @internal */
+export interface Connection {
+  readonly _tag: "AnimalStore/Connection"
+  readonly listener: Listener
+  readonly id: number
+}
+
+/** Worker to supervisor: it has its copy of the socket of connection `id`. @internal */
+export interface Took {
+  readonly _tag: "AnimalStore/Took"
+  readonly id: number
+}
+
+/**
+ * Supervisor to worker: no connection comes any more; stop as SIGTERM does
+ * (`gently`: without closing idle keep-alive connections at once, for a
+ * rolling restart).
+ *
+ * @internal
+ */
+export interface Drain {
+  readonly _tag: "AnimalStore/Drain"
+  readonly gently: boolean
+}
+
+/**
+ * A worker asks the supervisor for every worker's metrics (`id` its own);
+ * the supervisor asks each worker for its own (`id` the supervisor's).
+ *
+ * @internal
+ */
+export interface Metrics {
+  readonly _tag: "AnimalStore/Metrics"
+  readonly id: number
+}
+
+/** The answer to `Metrics`: a worker's own metrics (prom-client's JSON), or from the supervisor every worker's. @internal */
+export interface MetricsReply {
+  readonly _tag: "AnimalStore/MetricsReply"
+  readonly id: number
+  readonly metrics: ReadonlyArray<unknown>
+}
+
+/** @internal */
+export type Message = Serve | Address | Ready | Connection | Took | Drain | Metrics | MetricsReply
+
+/** Whether an IPC message is one of these (node:cluster and others send theirs on the same channel). @internal */
+export const isMessage = (message: unknown): message is Message =>
+  typeof message === "object" && message !== null && typeof (message as { _tag?: unknown })._tag === "string" &&
+  (message as { _tag: string })._tag.startsWith("AnimalStore/")
+
+type Handlers = { [T in Message["_tag"]]?: (message: Extract<Message, { _tag: T }>, handle: unknown) => void }
+
+const handlers: Handlers = {}
+const waiting: Array<readonly [Message, unknown]> = []
+let open = false
+
+/**
+ * In a worker: starts receiving the supervisor's messages at once (a message
+ * that comes while nothing listens is lost); each waits for its handler.
+ *
+ * @internal
+ */
+export const openMailbox = (): void => {
+  if (open || workerOf() === undefined) return
+  open = true
+  process.on("message", (message: unknown, handle: unknown) => {
+    if (!isMessage(message)) return
+    const handler = handlers[message._tag] as ((message: Message, handle: unknown) => void) | undefined
+    if (handler === undefined) waiting.push([message, handle])
+    else handler(message, handle)
+  })
+}
+
+/** In a worker: handles the supervisor's messages tagged `tag`, those already come first. @internal */
+export const receive = <T extends Message["_tag"]>(
+  tag: T,
+  handler: (message: Extract<Message, { _tag: T }>, handle: unknown) => void
+): void => {
+  openMailbox()
+  ;(handlers as Record<string, unknown>)[tag] = handler
+  for (let i = 0; i < waiting.length;) {
+    const [message, handle] = waiting[i]!
+    if (message._tag === tag) {
+      waiting.splice(i, 1)
+      handler(message as Extract<Message, { _tag: T }>, handle)
+    } else {
+      i++
+    }
+  }
+}
+
+/** In a worker: sends `message` to the supervisor (nothing when it is gone). @internal */
+export const tell = (message: Message): void => {
+  if (process.connected) process.send?.(message, undefined, undefined, () => {})
+}

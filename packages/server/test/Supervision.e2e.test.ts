@@ -1,0 +1,179 @@
+/**
+ * The supervisor of `animal-store serve`, the bundled bin as shipped: the
+ * default one-worker serve is restarted when its worker dies; while no
+ * worker serves, every request gets 503 `service_unavailable` with
+ * `Retry-After` (`/healthz` 200), on new and kept connections and on the
+ * operations port, and a worker that keeps dying is restarted less and less
+ * often; requests on a kept connection never pass through the supervisor.
+ * SIGHUP replaces the workers of `--workers 2` one by one with no request
+ * refused, and stops one worker as SIGTERM does.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { startServe } from "./support/CliProcess.js"
+import type { Reply } from "./support/serving.js"
+import { bytesWritten, logLines, request, sleep, waitFor, workerPid } from "./support/serving.js"
+
+const key = "ask_live_supervisiontest00001"
+const env = { ANIMAL_STORE_API_KEYS: `${key}:enterprise:1000000:1000000` }
+
+const withFolder = async (f: (folder: string) => Promise<void>) => {
+  const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-supervision-"))
+  try {
+    await f(folder)
+  } finally {
+    Fs.rmSync(folder, { recursive: true, force: true })
+  }
+}
+
+/** Checks the supervisor's refusal: 503 `service_unavailable`, `Retry-After`, an `Error` body, `Connection: close`. */
+const expectRefused = (reply: Reply) => {
+  expect(reply.status).toBe(503)
+  expect(Number(reply.headers["retry-after"])).toBeGreaterThanOrEqual(1)
+  expect(reply.headers.connection).toBe("close")
+  expect(JSON.parse(reply.body)).toEqual({
+    code: "service_unavailable",
+    message: "The service is restarting; retry later",
+    status: 503
+  })
+}
+
+describe("the supervisor of animal-store serve", () => {
+  it("restarts the one worker of the default serve; while it keeps dying every request gets 503 with Retry-After, and the restarts slow down", () =>
+    withFolder(async (folder) => {
+      const database = Path.join(folder, "animal-store.db")
+      const serving = await startServe(["--store", `sqlite:${database}`, "--ops-port", "0"], env)
+      const ops = await waitFor("the operations port", () =>
+        /Operations listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(serving.stdout())?.[1])
+      const kept = new Http.Agent({ keepAlive: true, maxSockets: 1 })
+      try {
+        const created = await request(serving.origin, "/v1/pets", { key, agent: kept, body: { name: "Rex", categoryId: 1 } })
+        expect(created.status).toBe(201)
+        const first = await workerPid(serving, 1)
+
+        // Requests on a kept connection go to the worker alone: the supervisor writes nothing for them.
+        const supervisorWrote = bytesWritten(serving.child.pid!)
+        const workerWrote = bytesWritten(first)
+        for (let i = 0; i < 50; i++) expect((await request(serving.origin, "/v1/pets?limit=1", { key, agent: kept })).status).toBe(200)
+        expect(bytesWritten(first) - workerWrote).toBeGreaterThan(50 * 200)
+        expect(bytesWritten(serving.child.pid!) - supervisorWrote).toBeLessThan(200)
+
+        // The database is lost while the worker runs; killed, it cannot start again (its store is gone).
+        Fs.renameSync(database, Path.join(folder, "kept.db"))
+        process.kill(first, "SIGKILL")
+        const exits = () =>
+          logLines(serving).filter((line) => line.message === "worker exited").map((line) => line.annotations)
+        await waitFor("three exits", () => exits().length >= 3 || undefined)
+        expect(exits()[0]).toMatchObject({ worker: 1, pid: first, signal: "SIGKILL", code: null })
+        expect(exits().slice(1, 3)).toMatchObject([{ worker: 1, code: 1 }, { worker: 1, code: 1 }])
+        const delays = exits().map((exit) => exit.restartInMs as number)
+        expect(delays.slice(0, 3)).toEqual([100, 200, 400])
+        expect(serving.child.exitCode).toBeNull()
+
+        // Meanwhile: every request answered, on a new connection, on the kept one, on the operations port.
+        expectRefused(await request(serving.origin, "/v1/pets", { key, agent: false }))
+        expectRefused(await request(serving.origin, "/v1/pets", { key, agent: kept, body: { name: "Tom", categoryId: 1 } }))
+        expectRefused(await request(serving.origin, "/readyz", { agent: false }))
+        expectRefused(await request(ops, "/metrics", { agent: false }))
+        const health = await request(serving.origin, "/healthz", { agent: false })
+        expect([health.status, JSON.parse(health.body)]).toEqual([200, { status: "ok" }])
+        const refusals = await Promise.all(
+          Array.from({ length: 20 }, () => request(serving.origin, "/v1/pets?limit=1", { key, agent: false }))
+        )
+        refusals.forEach(expectRefused)
+
+        // The database back: the next restart serves it.
+        Fs.renameSync(Path.join(folder, "kept.db"), database)
+        const restarted = await workerPid(serving, 1, first)
+        const listed = await request(serving.origin, "/v1/pets", { key, agent: false })
+        expect([listed.status, (JSON.parse(listed.body) as Array<{ name: string }>).map((pet) => pet.name)]).toEqual([200, ["Rex"]])
+        expect(Fs.existsSync(`/proc/${restarted}`)).toBe(true)
+      } finally {
+        kept.destroy()
+        serving.child.kill("SIGTERM")
+      }
+      expect((await serving.exited).code).toBe(0)
+    }), 60_000)
+
+  it("SIGHUP replaces the workers of --workers 2 one by one, each new one serving before the old one drains: no request refused under load", () =>
+    withFolder(async (folder) => {
+      const serving = await startServe(["--store", `sqlite:${Path.join(folder, "animal-store.db")}`, "--workers", "2"], env)
+      await waitFor("both workers", () => logLines(serving).some((line) => line.message === "Animal Store serving with 2 workers") || undefined)
+      const before = [await workerPid(serving, 1), await workerPid(serving, 2)]
+      const agent = new Http.Agent({ keepAlive: true, maxSockets: 6 })
+      const statuses = new Map<number, number>()
+      const failures: Array<string> = []
+      let running = true
+      const count = (reply: Reply) => statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1)
+      // Six clients on kept connections and two on a new connection each time, GET and POST.
+      const load = Promise.all(Array.from({ length: 8 }, async (_, client) => {
+        for (let n = 0; running; n++) {
+          const options = { key, agent: client < 6 ? agent : false as const }
+          try {
+            count(
+              n % 2 === 0
+                ? await request(serving.origin, "/v1/pets?limit=5", options)
+                : await request(serving.origin, "/v1/pets", { ...options, body: { name: `pet ${client}-${n}`, categoryId: 1 } })
+            )
+          } catch (error) {
+            failures.push(String(error))
+          }
+        }
+      }))
+      const total = () => [...statuses.values()].reduce((sum, n) => sum + n, 0)
+      try {
+        await waitFor("some load", () => total() >= 100 || undefined)
+        serving.child.kill("SIGHUP")
+        await waitFor("the rolling restart", () =>
+          logLines(serving).some((line) => line.message === "Rolling restart done: every worker replaced") || undefined, 30)
+        const atEnd = total()
+        await waitFor("load after it", () => total() >= atEnd + 50 || undefined)
+      } finally {
+        running = false
+        await load
+        agent.destroy()
+      }
+      expect(failures).toEqual([])
+      expect([...statuses.keys()].sort()).toEqual([200, 201])
+      const replaced = logLines(serving).filter((line) => line.message === "worker replaced").map((line) => line.annotations)
+      expect(replaced).toMatchObject([{ worker: 1, replaced: before[0] }, { worker: 2, replaced: before[1] }])
+      const after = [await workerPid(serving, 1), await workerPid(serving, 2)]
+      expect(after.filter((pid) => before.includes(pid))).toEqual([])
+      expect(replaced.map((line) => line.pid)).toEqual(after)
+      // Each replaced worker drained: it exited by itself (no "worker exited" restart).
+      expect(logLines(serving).filter((line) => line.message === "worker exited")).toEqual([])
+      for (const pid of before) expect(Fs.existsSync(`/proc/${pid}`)).toBe(false)
+      serving.child.kill("SIGTERM")
+      expect((await serving.exited).code).toBe(0)
+    }), 60_000)
+
+  it("restarts a worker on the memory store with its provisioned keys (and a new, empty store)", async () => {
+    const serving = await startServe(["--store", "memory"], env)
+    try {
+      expect((await request(serving.origin, "/v1/pets", { key, agent: false, body: { name: "Rex", categoryId: 1 } })).status).toBe(201)
+      const first = await workerPid(serving, 1)
+      process.kill(first, "SIGKILL")
+      await workerPid(serving, 1, first)
+      const listed = await request(serving.origin, "/v1/pets", { key, agent: false })
+      expect([listed.status, listed.body]).toEqual([200, "[]"])
+    } finally {
+      serving.child.kill("SIGTERM")
+    }
+    expect((await serving.exited).code).toBe(0)
+  })
+
+  it("SIGHUP stops one worker as SIGTERM does: drained, the store closed, exit 0", async () => {
+    const serving = await startServe(["--store", "memory"], env)
+    expect((await request(serving.origin, "/v1/pets", { key, agent: false })).status).toBe(200)
+    await sleep(100)
+    serving.child.kill("SIGHUP")
+    const exited = await serving.exited
+    expect(exited.code).toBe(0)
+    const messages = logLines(serving).map((line) => line.message)
+    const steps = ["SIGHUP received: shutting down", "Draining: no new connections", "Drained: every request in flight answered", "Store closed"]
+    expect(messages.filter((message) => steps.includes(message))).toEqual(steps)
+  })
+})
