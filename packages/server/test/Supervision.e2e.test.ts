@@ -53,6 +53,8 @@ describe("the supervisor of animal-store serve", () => {
         const created = await request(serving.origin, "/v1/pets", { key, agent: kept, body: { name: "Rex", categoryId: 1 } })
         expect(created.status).toBe(201)
         const first = await workerPid(serving, 1)
+        // The worker's young generation is capped as the heap policy says (16 MiB, both semi-spaces).
+        expect(Fs.readFileSync(`/proc/${first}/cmdline`, "utf8").split("\0")).toContain("--max-semi-space-size=8")
 
         // Requests on a kept connection go to the worker alone: the supervisor writes nothing for them.
         const supervisorWrote = bytesWritten(serving.child.pid!)
