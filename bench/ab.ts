@@ -9,7 +9,8 @@
  * round runs every scenario on the three servers back to back, the order
  * rotated and reversed as in `http.ts`. A scenario's ratios are the medians
  * of its rounds' ratios; its req/s and p99 figures, the medians of each
- * server's rounds. Peak RSS is each server's `VmHWM` at the end.
+ * server's rounds. Peak RSS is each server's `VmHWM` at the end, summed over
+ * its processes (the bin's supervisor and worker).
  */
 import * as Fs from "node:fs"
 import * as Os from "node:os"

@@ -15,7 +15,8 @@
  * medians of its rounds' ratios (the machine's noise moves the servers of a
  * round alike). Many short rounds (`run.ts`: 15 of 1 s) follow that noise
  * better than a few long ones: on this machine a server's speed drifts by a
- * third within seconds. Peak RSS is each server's `VmHWM` at the end.
+ * third within seconds. Peak RSS is each server's `VmHWM` at the end, summed
+ * over its processes (the bin's supervisor and worker); CPU time too.
  */
 import * as Esbuild from "esbuild"
 import { spawnSync } from "node:child_process"

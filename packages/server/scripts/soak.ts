@@ -9,7 +9,7 @@
  *
  * Each 5 s slice reports the requests, errors, response latency percentiles,
  * the server's RSS (VmRSS of /proc/<pid>/status, its workers' included) and heap, the server's
- * event-loop delay (measured inside it by a preloaded probe,
+ * event-loop delay (measured inside its worker by a preloaded probe,
  * `internal/eventLoopProbe.ts`) and the load process's own.
  *
  * Exits 1 on any error (an unexpected status or body, a network error, a
@@ -72,6 +72,7 @@ interface Server {
 
 const startServer = (filename: string, key: string): Promise<Server> =>
   new Promise((resolve, reject) => {
+    const probeFile = `${filename}.probe`
     const child = ChildProcess.spawn(
       process.execPath,
       [
@@ -91,8 +92,8 @@ const startServer = (filename: string, key: string): Promise<Server> =>
         "1000000"
       ],
       {
-        env: cleanEnv({ ANIMAL_STORE_API_KEYS: `${key}:enterprise:1000000000:1000000000` }),
-        stdio: ["ignore", "pipe", "pipe", "pipe"]
+        env: cleanEnv({ ANIMAL_STORE_API_KEYS: `${key}:enterprise:1000000000:1000000000`, SOAK_PROBE_FILE: probeFile }),
+        stdio: ["ignore", "pipe", "pipe"]
       }
     )
     const probeSamples: Server["probeSamples"] = []
@@ -123,8 +124,17 @@ const startServer = (filename: string, key: string): Promise<Server> =>
       }
     })
     lines(child.stderr!, (line) => logErrors.push(line))
-    lines(child.stdio[3] as NodeJS.ReadableStream, (line) =>
-      probeSamples.push({ ...(JSON.parse(line) as ProbeSample), at: performance.now() }))
+    // The probe's lines, read as they are appended.
+    let read = 0
+    const reader = setInterval(() => {
+      const text = Fs.existsSync(probeFile) ? Fs.readFileSync(probeFile, "utf8") : ""
+      const end = text.lastIndexOf("\n") + 1
+      for (const line of text.slice(read, end).split("\n").filter((line) => line !== "")) {
+        probeSamples.push({ ...(JSON.parse(line) as ProbeSample), at: performance.now() })
+      }
+      read = Math.max(read, end)
+    }, 200)
+    void exited.then(() => clearInterval(reader))
     exited.then((code) => {
       if (!listening) reject(new Error(`the server exited (${code}) before listening:\n${stdout}${logErrors.join("\n")}`))
     })

@@ -35,11 +35,11 @@ import {
 } from "./internal/cliOptions.js"
 import * as AdminToken from "./internal/adminToken.js"
 import * as HeapPolicy from "./internal/heapPolicy.js"
-import * as Supervision from "./internal/supervision.js"
-import * as WorkerIntake from "./internal/workerIntake.js"
 import * as JsonLines from "./internal/jsonLines.js"
 import * as KeysCommand from "./internal/keysCommand.js"
 import * as Settings from "./internal/settings.js"
+import * as Supervision from "./internal/supervision.js"
+import * as WorkerIntake from "./internal/workerIntake.js"
 import * as AdminApi from "./AdminApi.js"
 import * as KeyProvisioning from "./KeyProvisioning.js"
 import * as OpsListener from "./OpsListener.js"
@@ -102,7 +102,7 @@ export const version = "1.0.0"
  * The admin token (a variable only), refused when it is short or when no
  * operations listener would serve the admin API (`opsPort` undefined).
  */
-const adminToken = (opsPort: number | undefined) =>
+const checkedAdminToken = (opsPort: number | undefined) =>
   Config.option(Config.redacted(AdminToken.variable)).pipe(
     Effect.mapError((error) => refused(String(error))),
     Effect.flatMap(Option.match({
@@ -310,38 +310,41 @@ export const serveOptions: Options.Options<ServeOptions> = Options.all({
     decode: Supervisor.parseWorkers
   }).pipe(Options.withDefault(1))
 }).pipe(Options.mapEffect((settings) =>
-  Effect.map(Effect.zip(provisionedKeys, adminToken(Option.getOrUndefined(settings.opsPort))), ([keys, token]): ServeOptions => ({
-    host: settings.host,
-    port: settings.port,
-    // Only a PostgreSQL store has a pool and statements: the settings are ignored otherwise.
-    store: settings.store._tag === "Postgres"
-      ? {
-        ...settings.store,
-        maxConnections: Option.getOrUndefined(settings.maxConnections),
-        statementTimeout: Option.getOrUndefined(settings.statementTimeout)
-      }
-      : settings.store,
-    access: {
-      environment: settings.environment,
-      banAfter: settings.banAfter,
-      banSeconds: settings.banSeconds,
-      anonymousPerMinute: settings.anonymousPerMinute,
-      anonymousAddresses: settings.anonymousAddresses
-    },
-    keys,
-    servers: {
-      ...(Option.isSome(settings.production) ? { production: settings.production.value } : {}),
-      ...(Option.isSome(settings.staging) ? { staging: settings.staging.value } : {})
-    },
-    trustedProxies: settings.trustedProxies,
-    corsOrigins: settings.corsOrigins,
-    cursorSecret: Option.getOrUndefined(settings.cursorSecret),
-    accessLog: settings.accessLog,
-    ops: { host: settings.opsHost, port: Option.getOrUndefined(settings.opsPort), adminToken: token },
-    logLevel: settings.logLevel,
-    create: settings.create,
-    workers: settings.workers
-  }))
+  Effect.map(
+    Effect.zip(provisionedKeys, checkedAdminToken(Option.getOrUndefined(settings.opsPort))),
+    ([keys, adminToken]): ServeOptions => ({
+      host: settings.host,
+      port: settings.port,
+      // Only a PostgreSQL store has a pool and statements: the settings are ignored otherwise.
+      store: settings.store._tag === "Postgres"
+        ? {
+          ...settings.store,
+          maxConnections: Option.getOrUndefined(settings.maxConnections),
+          statementTimeout: Option.getOrUndefined(settings.statementTimeout)
+        }
+        : settings.store,
+      access: {
+        environment: settings.environment,
+        banAfter: settings.banAfter,
+        banSeconds: settings.banSeconds,
+        anonymousPerMinute: settings.anonymousPerMinute,
+        anonymousAddresses: settings.anonymousAddresses
+      },
+      keys,
+      servers: {
+        ...(Option.isSome(settings.production) ? { production: settings.production.value } : {}),
+        ...(Option.isSome(settings.staging) ? { staging: settings.staging.value } : {})
+      },
+      trustedProxies: settings.trustedProxies,
+      corsOrigins: settings.corsOrigins,
+      cursorSecret: Option.getOrUndefined(settings.cursorSecret),
+      accessLog: settings.accessLog,
+      ops: { host: settings.opsHost, port: Option.getOrUndefined(settings.opsPort), adminToken },
+      logLevel: settings.logLevel,
+      create: settings.create,
+      workers: settings.workers
+    })
+  )
 ))
 /**
  * What `serve` sets on the process while it serves: V8's heap policy

@@ -127,28 +127,31 @@ describe("the supervisor of animal-store serve", () => {
       }))
       const total = () => [...statuses.values()].reduce((sum, n) => sum + n, 0)
       try {
-        await waitFor("some load", () => total() >= 100 || undefined)
-        serving.child.kill("SIGHUP")
-        await waitFor("the rolling restart", () =>
-          logLines(serving).some((line) => line.message === "Rolling restart done: every worker replaced") || undefined, 30)
-        const atEnd = total()
-        await waitFor("load after it", () => total() >= atEnd + 50 || undefined)
+        try {
+          await waitFor("some load", () => total() >= 100 || undefined)
+          serving.child.kill("SIGHUP")
+          await waitFor("the rolling restart", () =>
+            logLines(serving).some((line) => line.message === "Rolling restart done: every worker replaced") || undefined, 30)
+          const atEnd = total()
+          await waitFor("load after it", () => total() >= atEnd + 50 || undefined)
+        } finally {
+          running = false
+          await load
+          agent.destroy()
+        }
+        expect(failures).toEqual([])
+        expect([...statuses.keys()].sort()).toEqual([200, 201])
+        const replaced = logLines(serving).filter((line) => line.message === "worker replaced").map((line) => line.annotations)
+        expect(replaced).toMatchObject([{ worker: 1, replaced: before[0] }, { worker: 2, replaced: before[1] }])
+        const after = [await workerPid(serving, 1), await workerPid(serving, 2)]
+        expect(after.filter((pid) => before.includes(pid))).toEqual([])
+        expect(replaced.map((line) => line.pid)).toEqual(after)
+        // Each replaced worker drained: it exited by itself (no "worker exited" restart).
+        expect(logLines(serving).filter((line) => line.message === "worker exited")).toEqual([])
+        for (const pid of before) expect(Fs.existsSync(`/proc/${pid}`)).toBe(false)
       } finally {
-        running = false
-        await load
-        agent.destroy()
+        serving.child.kill("SIGTERM")
       }
-      expect(failures).toEqual([])
-      expect([...statuses.keys()].sort()).toEqual([200, 201])
-      const replaced = logLines(serving).filter((line) => line.message === "worker replaced").map((line) => line.annotations)
-      expect(replaced).toMatchObject([{ worker: 1, replaced: before[0] }, { worker: 2, replaced: before[1] }])
-      const after = [await workerPid(serving, 1), await workerPid(serving, 2)]
-      expect(after.filter((pid) => before.includes(pid))).toEqual([])
-      expect(replaced.map((line) => line.pid)).toEqual(after)
-      // Each replaced worker drained: it exited by itself (no "worker exited" restart).
-      expect(logLines(serving).filter((line) => line.message === "worker exited")).toEqual([])
-      for (const pid of before) expect(Fs.existsSync(`/proc/${pid}`)).toBe(false)
-      serving.child.kill("SIGTERM")
       expect((await serving.exited).code).toBe(0)
     }), 60_000)
 

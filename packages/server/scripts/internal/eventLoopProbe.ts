@@ -1,20 +1,25 @@
 /**
  * Preloaded into the server by the soak script (`node --import tsx --import
- * <this file> bin/animal-store.js serve ...`): once a second, writes the
- * process's event-loop delay and heap as one JSON line on file descriptor 3,
- * which the soak script reads. It touches nothing else of the server.
+ * <this file> bin/animal-store.js serve ...`), and so into its supervisor and
+ * its worker: in the worker (the process that serves), once a second, appends
+ * the process's event-loop delay and heap as one JSON line to the file
+ * `SOAK_PROBE_FILE`, which the soak script reads. It touches nothing else of
+ * the server.
  */
-import { writeSync } from "node:fs"
+import Cluster from "node:cluster"
+import { appendFileSync } from "node:fs"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import type { ProbeSample } from "./eventLoopDelay.js"
 import { loopResolutionMs } from "./eventLoopDelay.js"
 
+const file = process.env["SOAK_PROBE_FILE"]
 const histogram = monitorEventLoopDelay({ resolution: loopResolutionMs })
-histogram.enable()
+if (Cluster.isWorker && file !== undefined) histogram.enable()
 
 const ms = (nanoseconds: number) => Math.round(nanoseconds / 1e4) / 100
 
 const timer = setInterval(() => {
+  if (!Cluster.isWorker || file === undefined) return clearInterval(timer)
   const sample: ProbeSample = {
     p99: ms(histogram.percentile(99)),
     max: ms(histogram.max),
@@ -22,7 +27,7 @@ const timer = setInterval(() => {
   }
   histogram.reset()
   try {
-    writeSync(3, JSON.stringify(sample) + "\n")
+    appendFileSync(file, JSON.stringify(sample) + "\n")
   } catch {
     clearInterval(timer)
   }
