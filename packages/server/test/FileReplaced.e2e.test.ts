@@ -157,6 +157,48 @@ describe("the files of a served SQLite database changed under it", () => {
       }
     }), 60_000)
 
+  it("the WAL or the database file made immutable while serving: writes get 503, readiness fails, one line a fault, recovered once writable", () =>
+    withFolder(async (filename) => {
+      const serving = await startServe(["--store", `sqlite:${filename}`], env)
+      const immutable = new Set<string>()
+      const chattr = (flag: "+i" | "-i", path: string) => {
+        ChildProcess.execFileSync("chattr", [flag, path], { stdio: "pipe" })
+        if (flag === "+i") immutable.add(path)
+        else immutable.delete(path)
+      }
+      try {
+        const acknowledged = ["Rex"]
+        expect((await createPet(serving, "Rex")).status).toBe(201)
+        for (const [path, after] of [[`${filename}-wal`, "Max"], [filename, "Sam"]] as const) {
+          chattr("+i", path)
+          // The WAL refuses the write itself; the database file, which only checkpoints write, is noticed within a
+          // second: a write before is in the WAL, acknowledged and kept.
+          expect(await eventually(async () => {
+            const status = (await createPet(serving, "Tom")).status
+            if (status === 201) acknowledged.push("Tom")
+            return status === 503
+          })).toBe(true)
+          await expectUnavailable(await createPet(serving, "Kit"))
+          expect((await get(serving, "/v1/pets/1")).status).toBe(200)
+          expect(await eventually(async () => (await get(serving, "/readyz")).status === 503)).toBe(true)
+          chattr("-i", path)
+          expect(await eventually(async () => (await get(serving, "/readyz")).status === 200)).toBe(true)
+          expect((await createPet(serving, after)).status).toBe(201)
+          acknowledged.push(after)
+          expect(await names(serving)).toEqual(acknowledged)
+        }
+        // The WAL refused the first write at once.
+        expect(acknowledged.indexOf("Max")).toBe(1)
+        const refusals = logged(serving, "ERROR", refusedLog)
+        expect(refusals).toEqual([expect.stringContaining(`"${filename}-wal" cannot be written`), expect.stringContaining(`"${filename}" cannot be written`)])
+        expect(logged(serving, "INFO", acceptedLog)).toHaveLength(2)
+        expect(logged(serving, "ERROR", "Store failure")).toHaveLength(2)
+      } finally {
+        for (const path of immutable) ChildProcess.execFileSync("chattr", ["-i", path], { stdio: "pipe" })
+        expect(await stop(serving)).toBe(0)
+      }
+    }), 60_000)
+
   it("stops the start with one line and exit 1 when the -shm file cannot be written", () =>
     withFolder(async (filename) => {
       const shm = `${filename}-shm`

@@ -1,7 +1,9 @@
 /**
  * The store's write faults (decisions.md "Faults"): its files are no longer
  * the ones it opened (the path's device and inode, of the database and its
- * WAL, differ or are gone), or the disk is full. Writes are refused (503)
+ * WAL, differ or are gone), cannot be written (immutable or read-only: looked
+ * at once a second, by the readiness check and when a write fails), or the
+ * disk is full. Writes are refused (503)
  * while the files differ, each fault is logged once when noticed, and it
  * ends by itself once the files are back or space has returned. The files
  * are looked at once a second and before each commit is acknowledged.
@@ -154,9 +156,17 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
       }
     }
 
+    /** Which of the database file and its WAL refuses writing (immutable, or read-only for this user): looked at with the `-shm`. */
+    let unwritable: string | undefined
+
     const refresh = (shm: boolean): void => {
-      if (shm) shmUnwritable = isImmutable(shmPath)
-      const problem = look() ?? (shmUnwritable ? `the shared-memory file "${shmPath}" was made unwritable` : undefined)
+      if (shm) {
+        shmUnwritable = isImmutable(shmPath)
+        unwritable = [filename, walPath].find(refusesWriting)
+      }
+      const problem = look() ??
+        (shmUnwritable ? `the shared-memory file "${shmPath}" was made unwritable` : undefined) ??
+        (unwritable === undefined ? undefined : `the file "${unwritable}" cannot be written (immutable or read-only)`)
       if (problem !== undefined && changed === undefined) {
         runSync(Effect.logError(`SQLite store: writes refused until the file is restored or the server restarts: ${problem}`))
       } else if (problem === undefined && changed !== undefined) {
@@ -213,6 +223,9 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         if (full !== undefined || StoreError.isUnavailable(error) === false) return
         const code = StoreError.codeAlongCauses(error, (code) => code.startsWith("SQLITE_"))
         if (code === undefined || !/^SQLITE_(FULL|IOERR)/.test(code)) return
+        // A file made unwritable fails writes with an I/O error: noted at once, not only at the next second.
+        refresh(true)
+        if (changed !== undefined) return
         const free = freeBytes(folder)
         if (code !== "SQLITE_FULL" && (free === undefined || free >= lowSpaceBytes)) return
         full = { free: free ?? 0 }
@@ -223,6 +236,17 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
       }
     }
   })
+
+/** Whether `path`, when there, refuses writing by this process (immutable: `EPERM`; read-only for this user: `EACCES`). */
+const refusesWriting = (path: string): boolean => {
+  try {
+    Fs.accessSync(path, Fs.constants.W_OK)
+    return false
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code === "EPERM" || code === "EACCES"
+  }
+}
 
 /** Whether `path` refuses writing for everyone, root included (the immutable flag: `EPERM`). */
 const isImmutable = (path: string): boolean => {
