@@ -156,13 +156,13 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
       }
     }
 
-    /** Which of the database file and its WAL refuses writing (immutable, or read-only for this user): looked at with the `-shm`. */
+    /** Which of the database file, its WAL and `-shm` refuses writing (immutable, or read-only for this user): looked at with the `-shm`. */
     let unwritable: string | undefined
 
     const refresh = (shm: boolean): void => {
       if (shm) {
         shmUnwritable = isImmutable(shmPath)
-        unwritable = [filename, walPath].find(refusesWriting)
+        unwritable = [filename, walPath, shmPath].find(refusesWriting)
       }
       const problem = look() ??
         (shmUnwritable ? `the shared-memory file "${shmPath}" was made unwritable` : undefined) ??
