@@ -160,10 +160,9 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
     let unwritable: string | undefined
 
     const refresh = (shm: boolean): void => {
-      if (shm) {
-        shmUnwritable = isImmutable(shmPath)
-        unwritable = [filename, walPath, shmPath].find(refusesWriting)
-      }
+      // While a file refuses writing, every look (each commit's too) looks at it again: writes come back at once.
+      if (shm || unwritable !== undefined) unwritable = [filename, walPath, shmPath].find(refusesWriting)
+      if (shm) shmUnwritable = isImmutable(shmPath)
       const problem = look() ??
         (shmUnwritable ? `the shared-memory file "${shmPath}" was made unwritable` : undefined) ??
         (unwritable === undefined ? undefined : `the file "${unwritable}" cannot be written (immutable or read-only)`)
