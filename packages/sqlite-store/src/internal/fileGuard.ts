@@ -33,9 +33,8 @@ export interface FileGuard {
   /** Fails while the files are not the ones opened (looked at now) or the disk is full: for readiness. */
   readonly check: Effect.Effect<void, StoreError.StoreError>
   /**
-   * Looks at the `-shm` file, once a turn of the event loop, before a statement would write to its
-   * mapping: the error that refuses the statement when it was made unwritable (the write would kill
-   * the process, SIGBUS).
+   * Looks at the `-shm` file before the store's statements would write to its mapping: the error that
+   * refuses them when it was made unwritable (the write would kill the process, SIGBUS).
    */
   readonly beforeUse: () => StoreError.StoreError | undefined
   /** Looks at the files now: the error that refuses the commit about to be acknowledged, if they changed. */
@@ -132,12 +131,8 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
     /** While the disk is full: the free space when it was found full. */
     let full: { readonly free: number } | undefined
 
-    /** Whether the `-shm` file was made immutable: looked at once a second, by `check`, and once a turn that uses it. */
+    /** Whether the `-shm` file was made immutable: looked at once a second, by `check`, and before each use. */
     let shmUnwritable = false
-    let shmLookedAt = false
-    const lookAtShmAgain = () => {
-      shmLookedAt = false
-    }
 
     /** What is wrong with the database file or its WAL now. */
     const look = (): string | undefined => {
@@ -206,12 +201,7 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         return Effect.void
       }),
       beforeUse: () => {
-        if (!shmLookedAt) {
-          shmLookedAt = true
-          setImmediate(lookAtShmAgain)
-          const unwritable = isImmutable(shmPath)
-          if (unwritable !== shmUnwritable) refresh(true)
-        }
+        if (isImmutable(shmPath) !== shmUnwritable) refresh(true)
         return shmUnwritable ? changedError(`the shared-memory file "${shmPath}" was made unwritable`) : undefined
       },
       beforeCommit: () => {
