@@ -226,23 +226,21 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
     }
   })
 
-/** Whether `path`, when there, refuses writing by this process (immutable: `EPERM`; read-only for this user: `EACCES`). */
-const refusesWriting = (path: string): boolean => {
+/** Why `path`, when there, refuses writing by this process (`EPERM`: immutable; `EACCES`: read-only for this user). */
+const writeRefusal = (path: string): string | undefined => {
   try {
     Fs.accessSync(path, Fs.constants.W_OK)
-    return false
+    return undefined
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    return code === "EPERM" || code === "EACCES"
+    return (error as NodeJS.ErrnoException).code
   }
 }
 
-/** Whether `path` refuses writing for everyone, root included (the immutable flag: `EPERM`). */
-const isImmutable = (path: string): boolean => {
-  try {
-    Fs.accessSync(path, Fs.constants.W_OK)
-    return false
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
+/** Whether `path` refuses writing by this process. */
+const refusesWriting = (path: string): boolean => {
+  const code = writeRefusal(path)
+  return code === "EPERM" || code === "EACCES"
 }
+
+/** Whether `path` refuses writing for everyone, root included (the immutable flag). */
+const isImmutable = (path: string): boolean => writeRefusal(path) === "EPERM"
