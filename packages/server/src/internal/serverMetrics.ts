@@ -1,8 +1,9 @@
 /**
  * The metrics of `ServerMetrics` on prom-client: its histogram and counters
  * are updated by the adapter's observer, its default collectors give the
- * process and event-loop metrics, and a collector reads core's Effect
- * counters at each scrape.
+ * process and event-loop metrics, and collectors read the Effect counters
+ * of core (rate-limit decisions) and of the adapter (store faults and
+ * errors) at each scrape.
  */
 import { PlanRateLimiter } from "@animal-store/core"
 import type { RequestObserver } from "@animal-store/http-adapter"
@@ -36,11 +37,19 @@ export const make = () => {
     labelNames: [],
     registers: [registry]
   })
-  const storeErrors = new Prometheus.Counter({
-    name: "animal_store_store_errors_total",
+  new Prometheus.Counter({
+    name: counterName(ErrorResponse.storeErrorsMetric),
     help: "Requests answered with a store error, by reason",
     labelNames: ["reason"],
-    registers: [registry]
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const { metricKey, metricState } of Metric.unsafeSnapshot()) {
+        if (metricKey.name !== ErrorResponse.storeErrorsMetric || !("count" in metricState)) continue
+        const reason = metricKey.tags.find((tag) => tag.key === "reason")?.value ?? ""
+        this.inc({ reason }, Number(metricState.count))
+      }
+    }
   })
   new Prometheus.Counter({
     name: counterName(PlanRateLimiter.decisionsMetric),
@@ -85,7 +94,6 @@ export const make = () => {
     }
     child.observe(observation.durationMs / 1000)
     if (observation.response.headers["idempotent-replayed"] === "true") replays.inc()
-    if (observation.error?._tag === "StoreError") storeErrors.inc({ reason: observation.error.reason })
   }
   return { registry, observe }
 }
