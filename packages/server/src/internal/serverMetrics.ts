@@ -119,11 +119,11 @@ export const makeWorker: Effect.Effect<
   const own = make()
   let taken = 0
   const reply = (id: number) => {
-    const reply = { _tag: "AnimalStore/MetricsReply", id, taken: ++taken } as const
-    return own.registry.getMetricsAsJSON().then((metrics) => ({ ...reply, metrics }))
+    const head = { _tag: "AnimalStore/MetricsReply", id, taken: ++taken } as const
+    return own.registry.getMetricsAsJSON().then((metrics) => ({ ...head, metrics }))
   }
   Supervision.receive("AnimalStore/Metrics", (message) => {
-    void reply(message.id).then(Supervision.tell)
+    void reply(message.id).then(Supervision.tell, () => {})
   })
   class ServiceRegistry extends Prometheus.Registry {
     override metrics(): Promise<string> {
@@ -138,7 +138,7 @@ export const makeWorker: Effect.Effect<
     }
   }
   return Effect.as(
-    Effect.addFinalizer(() => Effect.promise(() => reply(0).then(Supervision.send))),
+    Effect.addFinalizer(() => Effect.promise(() => reply(0).then(Supervision.send, () => {}))),
     { registry: new ServiceRegistry(), observe: own.observe }
   )
 })

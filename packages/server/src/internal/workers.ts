@@ -5,6 +5,8 @@
  * reads the command line), listens on the API's port (and the operations
  * port), and hands each connection it accepts to a serving worker in turn,
  * or, while none serves, answers it with 503 `service_unavailable`. It
+ * gathers the workers' metrics (keeping the counts of those that ended) and
+ * readiness for the operations listener's `/metrics` and `/readyz`. It
  * restarts a worker that exits (logged, after a delay that grows while
  * workers keep dying soon after they start), replaces them one by one on
  * SIGHUP, and on SIGTERM/SIGINT stops accepting and drains them all. It
