@@ -105,6 +105,15 @@ export const internalError: HttpExchange.Response = HttpExchange.json(ApiError.i
 export const faultsMetric = "animal_store.store.faults"
 
 /**
+ * The name of the counter of requests answered with a store failure, tagged
+ * with its `reason`; counted for each request the handlers answered so.
+ *
+ * @since 1.0.0
+ * @category metrics
+ */
+export const storeErrorsMetric = "animal_store.store.errors"
+
+/**
  * What is told of a store failure before its response: by default it is
  * logged (its message only); the request handlers log each fault once when
  * it starts and once when it ends.

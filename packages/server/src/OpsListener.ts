@@ -1,7 +1,9 @@
 /**
  * The operations listener: a second HTTP listener, meant for a private
- * address, serving `GET /metrics` (Prometheus text of `ServerMetrics`) and,
- * when given, an admin `HttpApp` mounted under `/admin/v1`. Nothing on it is
+ * address, serving `GET /metrics` (Prometheus text of `ServerMetrics`), the
+ * probes `GET /healthz` and `GET /readyz` (in a worker of `animal-store
+ * serve`, the service's: ready when one worker's store answers) and, when
+ * given, an admin `HttpApp` mounted under `/admin/v1`. Nothing on it is
  * rate-limited or access-logged.
  *
  * @since 1.0.0
@@ -10,6 +12,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import type * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type { StoreReadiness } from "@animal-store/core"
 import type { Layer, Scope } from "effect"
 import * as internal from "./internal/opsListener.js"
 import type { ServerMetrics } from "./ServerMetrics.js"
@@ -51,5 +54,5 @@ export const layer: <E = never, R = never>(
 ) => Layer.Layer<
   never,
   HttpServerError.ServeError,
-  ServerMetrics | Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>
+  ServerMetrics | StoreReadiness.StoreReadiness | Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>
 > = internal.layer

@@ -41,17 +41,22 @@ export class ServerMetrics extends Context.Tag("@animal-store/server/ServerMetri
 export const make: Effect.Effect<ServerMetricsService> = Effect.sync(internal.make)
 
 /**
- * @since 1.0.0
- * @category layers
- */
-export const layer: Layer.Layer<ServerMetrics> = Layer.effect(ServerMetrics, make)
-
-/**
- * `layer` in a worker of `serve --workers N` (N > 1): its requests are
- * counted in a registry of its own, which the supervisor asks for; its
- * `registry` serializes every worker's, summed.
+ * `make`; in a worker of `animal-store serve` (its supervisor's), the
+ * service's metrics: its requests are counted in a registry of its own,
+ * which the supervisor asks for, and its `registry` serializes every
+ * worker's (those replaced included: no counter goes backwards), the process
+ * metrics of each labelled `worker`, the rest summed.
  *
  * @since 1.0.0
  * @category layers
  */
-export const layerWorker: Layer.Layer<ServerMetrics> = Layer.sync(ServerMetrics, internal.makeWorker)
+export const layer: Layer.Layer<ServerMetrics> = Layer.scoped(ServerMetrics, internal.makeService)
+
+/**
+ * `layer` in a worker of `serve --workers N`: the service's metrics, as
+ * `layer` gives them in any worker.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerWorker: Layer.Layer<ServerMetrics> = Layer.scoped(ServerMetrics, internal.makeWorker)

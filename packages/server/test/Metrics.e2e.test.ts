@@ -6,9 +6,15 @@
  * there; the public port has no `/metrics`.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import parsePrometheus from "parse-prometheus-text-format"
 import type { Serving } from "./support/CliProcess.js"
 import { startServe } from "./support/CliProcess.js"
+import * as Metrics from "./support/metrics.js"
+import { workerPid } from "./support/serving.js"
+import * as StoreFaults from "./support/storeFaults.js"
 
 const free = "ask_live_metricsfreekey000001"
 const tight = "ask_live_metricstightkey00001"
@@ -106,9 +112,10 @@ describe("metrics on the operations listener", () => {
       expect(delta(after, decisions("rate_limited", "enterprise"))).toBe(1)
       expect(delta(after, decisions("banned", "enterprise"))).toBe(1)
       expect(delta(after, "animal_store_idempotent_replays_total{}")).toBe(2)
-      expect(delta(after, `animal_store_store_errors_total{reason="Unavailable"}`)).toBe(0)
 
-      for (const name of ["process_cpu_seconds_total{}", "process_resident_memory_bytes{}", "nodejs_eventloop_lag_seconds{}"]) {
+      for (const name of ["process_cpu_seconds_total", "process_resident_memory_bytes", "nodejs_eventloop_lag_seconds"].map((name) =>
+        `${name}{worker="1"}`
+      )) {
         expect(after.has(name), name).toBe(true)
       }
       // The scrapes are not requests of the API, and the API has no /metrics.
@@ -117,6 +124,69 @@ describe("metrics on the operations listener", () => {
     } finally {
       serving.child.kill("SIGTERM")
       expect((await serving.exited).code).toBe(0)
+    }
+  })
+
+  it("count the requests answered with a store error by reason, and the fault once", async () => {
+    const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-metrics-"))
+    const filename = Path.join(folder, "animal-store.db")
+    const serving = await startServe(["--store", `sqlite:${filename}`, "--ops-port", "0", "--access-log", "off"], StoreFaults.env)
+    try {
+      const ops = await opsOrigin(serving)
+      expect((await StoreFaults.createPet(serving, "Rex")).status).toBe(201)
+      const before = await scrape(ops)
+      const delta = (after: Map<string, number>, key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0)
+
+      // The database file moved away: every write is refused with 503 until it is back.
+      Fs.renameSync(filename, `${filename}.moved`)
+      for (const name of ["Tom", "Kit", "Max"]) await StoreFaults.expectUnavailable(await StoreFaults.createPet(serving, name))
+      Fs.renameSync(`${filename}.moved`, filename)
+      expect((await StoreFaults.createPet(serving, "Bob")).status).toBe(201)
+
+      const after = await scrape(ops)
+      expect(delta(after, requests("POST", 503, "/v1/pets", "createPet"))).toBe(3)
+      expect(delta(after, `animal_store_store_errors_total{reason="Unavailable"}`)).toBe(3)
+      expect(delta(after, "animal_store_store_faults_total{}")).toBe(1)
+    } finally {
+      expect(await StoreFaults.stop(serving)).toBe(0)
+      Fs.rmSync(folder, { recursive: true, force: true })
+    }
+  })
+
+  it("are the service's with the default serve too: no counter lower after its worker is killed; the probes are there", async () => {
+    const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-metrics-"))
+    const serving = await startServe(
+      ["--store", `sqlite:${Path.join(folder, "animal-store.db")}`, "--ops-port", "0", "--access-log", "off"],
+      StoreFaults.env
+    )
+    const created = Metrics.sampleKey("http_server_request_duration_seconds_count", {
+      animal_store_operation: "createPet",
+      http_request_method: "POST",
+      http_response_status_code: "201",
+      http_route: "/v1/pets"
+    })
+    try {
+      const ops = await opsOrigin(serving)
+      for (const name of ["Rex", "Tom", "Kit"]) expect((await StoreFaults.createPet(serving, name)).status).toBe(201)
+      const first = await workerPid(serving, 1)
+      const before = await Metrics.scrape(ops)
+      Metrics.expectServiceProcessMetrics(before, [first])
+      expect(before.samples.get(created)).toBe(3)
+      expect(await Metrics.probe(ops, "/healthz")).toEqual({ status: 200, body: { status: "ok" } })
+      expect(await Metrics.probe(ops, "/readyz")).toEqual({ status: 200, body: { status: "ok" } })
+
+      process.kill(first, "SIGKILL")
+      const restarted = await workerPid(serving, 1, first)
+      const after = await Metrics.scrapeWhen(ops, (scraped) => scraped.samples.has(`process_max_fds{worker="1"}`))
+      Metrics.expectServiceProcessMetrics(after, [restarted])
+      Metrics.expectNoCountLower(before, after)
+      expect(after.samples.get(created)).toBe(3)
+      expect((await StoreFaults.createPet(serving, "Max")).status).toBe(201)
+      expect((await Metrics.scrape(ops)).samples.get(created)).toBe(4)
+      expect(await Metrics.probe(ops, "/readyz")).toEqual({ status: 200, body: { status: "ok" } })
+    } finally {
+      expect(await StoreFaults.stop(serving)).toBe(0)
+      Fs.rmSync(folder, { recursive: true, force: true })
     }
   })
 

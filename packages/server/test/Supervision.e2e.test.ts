@@ -2,8 +2,8 @@
  * The supervisor of `animal-store serve`, the bundled bin as shipped: the
  * default one-worker serve is restarted when its worker dies; while no
  * worker serves, every request gets 503 `service_unavailable` with
- * `Retry-After` (`/healthz` 200), on new and kept connections and on the
- * operations port, and a worker that keeps dying is restarted less and less
+ * `Retry-After` (`/healthz` 200, on the operations port too), on new and
+ * kept connections and on the operations port, and a worker that keeps dying is restarted less and less
  * often; requests on a kept connection never pass through the supervisor.
  * SIGHUP replaces the workers of `--workers 2` one by one with no request
  * refused, and stops one worker as SIGTERM does.
@@ -80,6 +80,9 @@ describe("the supervisor of animal-store serve", () => {
         expectRefused(await request(serving.origin, "/v1/pets", { key, agent: kept, body: { name: "Tom", categoryId: 1 } }))
         expectRefused(await request(serving.origin, "/readyz", { agent: false }))
         expectRefused(await request(ops, "/metrics", { agent: false }))
+        expectRefused(await request(ops, "/readyz", { agent: false }))
+        const opsHealth = await request(ops, "/healthz", { agent: false })
+        expect([opsHealth.status, JSON.parse(opsHealth.body)]).toEqual([200, { status: "ok" }])
         const health = await request(serving.origin, "/healthz", { agent: false })
         expect([health.status, JSON.parse(health.body)]).toEqual([200, { status: "ok" }])
         const refusals = await Promise.all(

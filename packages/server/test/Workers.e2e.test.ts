@@ -5,8 +5,11 @@
  * restarted and logged, service goes on, and every acknowledged animal is
  * stored (also after the whole server restarts); SIGTERM lets a request in
  * flight finish, then the server exits 0. With `--ops-port` the supervisor
- * holds the operations port, logged once: `/metrics` sums the workers', and a
- * key its admin API issues is accepted by every worker.
+ * holds the operations port, logged once: `/metrics` is the service's (the
+ * workers' requests summed, counters never lower after a worker is killed,
+ * each worker's process metrics labelled with it), `/healthz` and `/readyz`
+ * there are the service's, and a key its admin API issues is accepted by
+ * every worker.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -18,6 +21,7 @@ import parsePrometheus from "parse-prometheus-text-format"
 import * as PgCluster from "../../postgres-store/test/support/PgCluster.js"
 import type { Serving } from "./support/CliProcess.js"
 import { halfSentPost, runCli, startServe } from "./support/CliProcess.js"
+import * as Metrics from "./support/metrics.js"
 import { bytesWritten, logLines, request, sleep, waitFor, workerListening, workerPid } from "./support/serving.js"
 
 const temporaryFolder = () => Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-workers-"))
@@ -104,6 +108,65 @@ describe("animal-store serve --workers 2", () => {
       pids.forEach((pid, i) => expect(bytesWritten(pid) - written[i]!).toBeGreaterThan(4 * 200))
       expect((await scrape(ops)).requests - before.requests).toBe(20)
       expect(logLines(serving).filter((line) => line.message.startsWith("Operations listening"))).toHaveLength(1)
+    } finally {
+      serving.child.kill("SIGTERM")
+    }
+    expect((await serving.exited).code).toBe(0)
+    Fs.rmSync(folder, { recursive: true, force: true })
+  })
+
+  it("serves one /metrics for the service: no counter lower after a worker is killed, process metrics by worker; the service's probes", async () => {
+    const folder = temporaryFolder()
+    const database = Path.join(folder, "animal-store.db")
+    const key = "ask_live_workersmetrics000000"
+    const serving = await startWorkers(["--store", `sqlite:${database}`, "--ops-port", "0", "--access-log", "off"], {
+      ANIMAL_STORE_API_KEYS: `${key}:enterprise:1000000:1000000`
+    })
+    const created = Metrics.sampleKey("http_server_request_duration_seconds_count", {
+      animal_store_operation: "createPet",
+      http_request_method: "POST",
+      http_response_status_code: "201",
+      http_route: "/v1/pets"
+    })
+    // Each on a connection of its own: the supervisor hands them to the workers in turn.
+    const create = async (count: number) => {
+      const replies = await Promise.all(Array.from({ length: count }, (_, i) =>
+        request(serving.origin, "/v1/pets", { key, agent: false, body: { name: `pet ${i}`, categoryId: 1 } })))
+      expect(replies.map((reply) => reply.status)).toEqual(Array(count).fill(201))
+    }
+    try {
+      const ops = await waitFor("the operations port", () =>
+        /Operations listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(serving.stdout())?.[1])
+      await create(20)
+      const [first, second] = [await workerPid(serving, 1), await workerPid(serving, 2)]
+      const before = await Metrics.scrape(ops)
+      Metrics.expectServiceProcessMetrics(before, [first, second])
+      expect(before.samples.get(created)).toBe(20)
+
+      process.kill(second, "SIGKILL")
+      const replacement = await workerPid(serving, 2, second)
+      // Once the new process of worker 2 has sent its metrics.
+      const after = await Metrics.scrapeWhen(ops, (scraped) => scraped.samples.has(`process_max_fds{worker="2"}`))
+      Metrics.expectServiceProcessMetrics(after, [first, replacement])
+      Metrics.expectNoCountLower(before, after)
+      expect(after.samples.get(created)).toBe(20)
+      expect(after.samples.get(`process_start_time_seconds{worker="2"}`))
+        .toBeGreaterThanOrEqual(before.samples.get(`process_start_time_seconds{worker="2"}`)!)
+
+      await create(10)
+      const later = await Metrics.scrape(ops)
+      Metrics.expectNoCountLower(after, later)
+      expect(later.samples.get(created)).toBe(30)
+
+      // The probes of the service, on the operations port: ready while the store answers.
+      expect(await Metrics.probe(ops, "/healthz")).toEqual({ status: 200, body: { status: "ok" } })
+      expect(await Metrics.probe(ops, "/readyz")).toEqual({ status: 200, body: { status: "ok" } })
+      Fs.renameSync(database, `${database}.moved`)
+      const notReady = await Metrics.probeUntil(ops, "/readyz", 503)
+      expect(notReady.body).toEqual(expect.objectContaining({ code: "service_unavailable", status: 503 }))
+      expect(await Metrics.probe(ops, "/healthz")).toEqual({ status: 200, body: { status: "ok" } })
+      Fs.renameSync(`${database}.moved`, database)
+      expect(await Metrics.probeUntil(ops, "/readyz", 200)).toEqual({ status: 200, body: { status: "ok" } })
     } finally {
       serving.child.kill("SIGTERM")
     }

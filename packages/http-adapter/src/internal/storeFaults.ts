@@ -1,20 +1,39 @@
 /**
  * Store faults as an operator meets them (decisions.md "Faults"): logged once when one starts
  * (the first request refused by a store failure while none is open) and once when it ends (the
- * store's readiness check passes again, tried once a second), and counted when each starts.
+ * store's readiness check passes again, tried once a second), and counted when each starts; each
+ * request refused so is counted by the failure's reason.
  *
  * @internal
  */
 import type { StoreError } from "@animal-store/core"
 import { Duration, Effect, Metric, Schedule } from "effect"
 import type { StoreFailureReport } from "../ErrorResponse.js"
-import { faultsMetric } from "../ErrorResponse.js"
+import { faultsMetric, storeErrorsMetric } from "../ErrorResponse.js"
 
 const faults = Metric.counter(faultsMetric, { description: "Store faults, counted when each starts", incremental: true })
 
+const errors = Metric.counter(storeErrorsMetric, {
+  description: "Requests answered with a store failure, by reason",
+  incremental: true
+})
+
+/** One counter per reason, tagged once. */
+const errorsByReason = new Map<string, Metric.Metric.Counter<number>>()
+
+const countError = (error: StoreError.StoreError) =>
+  Effect.suspend(() => {
+    let counter = errorsByReason.get(error.reason)
+    if (counter === undefined) {
+      counter = Metric.tagged(errors, "reason", error.reason)
+      errorsByReason.set(error.reason, counter)
+    }
+    return Metric.increment(counter)
+  })
+
 /** @internal */
 export interface StoreFaults {
-  /** A request was refused by `error`: logged and counted when it starts a fault, else logged at debug level. */
+  /** A request was refused by `error`: counted; logged and counted as a fault when it starts one, else logged at debug level. */
   readonly report: StoreFailureReport
 }
 
@@ -31,9 +50,14 @@ export const make = (check: Effect.Effect<void, StoreError.StoreError>): StoreFa
     report: (error) =>
       Effect.suspend(() => {
         const line = `Store failure (${error.reason}): ${error.message}`
-        if (open) return Effect.logDebug(line)
+        if (open) return Effect.zipRight(countError(error), Effect.logDebug(line))
         open = true
-        return Effect.logError(line).pipe(Effect.zipRight(Metric.increment(faults)), Effect.zipRight(watch), Effect.asVoid)
+        return Effect.logError(line).pipe(
+          Effect.zipRight(countError(error)),
+          Effect.zipRight(Metric.increment(faults)),
+          Effect.zipRight(watch),
+          Effect.asVoid
+        )
       })
   }
 }

@@ -1,15 +1,18 @@
 /**
  * The metrics of `ServerMetrics` on prom-client: its histogram and counters
  * are updated by the adapter's observer, its default collectors give the
- * process and event-loop metrics, and a collector reads core's Effect
- * counters at each scrape.
+ * process and event-loop metrics, and collectors read the Effect counters
+ * of core (rate-limit decisions) and of the adapter (store faults and
+ * errors) at each scrape.
  */
 import { PlanRateLimiter } from "@animal-store/core"
 import type { RequestObserver } from "@animal-store/http-adapter"
 import { ErrorResponse } from "@animal-store/http-adapter"
-import { Metric } from "effect"
+import type { Scope } from "effect"
+import { Effect, Metric } from "effect"
 import * as Prometheus from "prom-client"
 import * as Supervision from "./supervision.js"
+import * as WorkerMetrics from "./workerMetrics.js"
 
 /** The boundaries advised by the OpenTelemetry HTTP semantic conventions for `http.server.request.duration`. */
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]
@@ -36,11 +39,19 @@ export const make = () => {
     labelNames: [],
     registers: [registry]
   })
-  const storeErrors = new Prometheus.Counter({
-    name: "animal_store_store_errors_total",
+  new Prometheus.Counter({
+    name: counterName(ErrorResponse.storeErrorsMetric),
     help: "Requests answered with a store error, by reason",
     labelNames: ["reason"],
-    registers: [registry]
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const { metricKey, metricState } of Metric.unsafeSnapshot()) {
+        if (metricKey.name !== ErrorResponse.storeErrorsMetric || !("count" in metricState)) continue
+        const reason = metricKey.tags.find((tag) => tag.key === "reason")?.value ?? ""
+        this.inc({ reason }, Number(metricState.count))
+      }
+    }
   })
   new Prometheus.Counter({
     name: counterName(PlanRateLimiter.decisionsMetric),
@@ -85,7 +96,6 @@ export const make = () => {
     }
     child.observe(observation.durationMs / 1000)
     if (observation.response.headers["idempotent-replayed"] === "true") replays.inc()
-    if (observation.error?._tag === "StoreError") storeErrors.inc({ reason: observation.error.reason })
   }
   return { registry, observe }
 }
@@ -94,40 +104,48 @@ export const make = () => {
 const scrapeLimitMillis = 5_000
 
 /**
- * In a worker of `serve --workers N`: `make()`, whose own registry answers the
- * supervisor's requests, and whose scraped registry is the sum of every
- * worker's (asked through the supervisor, summed by prom-client's
- * `AggregatorRegistry.aggregate`, as its cluster mode does).
+ * In a worker of `serve`'s supervisor: `make()`, whose own registry answers
+ * the supervisor's requests (and is sent once more when the scope closes,
+ * the worker stopping), and whose scraped registry is the service's: every
+ * worker's, with the counts of those replaced, its process metrics labelled
+ * with the worker and the rest summed (prom-client's
+ * `AggregatorRegistry.aggregate`), and the supervisor's start.
  */
-export const makeWorker = (): { readonly registry: Prometheus.Registry; readonly observe: RequestObserver.Observer } => {
+export const makeWorker: Effect.Effect<
+  { readonly registry: Prometheus.Registry; readonly observe: RequestObserver.Observer },
+  never,
+  Scope.Scope
+> = Effect.suspend(() => {
   const own = make()
+  let taken = 0
+  const reply = (id: number) => {
+    const head = { _tag: "AnimalStore/MetricsReply", id, taken: ++taken } as const
+    return own.registry.getMetricsAsJSON().then((metrics) => ({ ...head, metrics }))
+  }
   Supervision.receive("AnimalStore/Metrics", (message) => {
-    void own.registry.getMetricsAsJSON().then((metrics) =>
-      Supervision.tell({ _tag: "AnimalStore/MetricsReply", id: message.id, metrics })
-    )
+    void reply(message.id).then(Supervision.tell, () => {})
   })
-  const scrapes = new Map<number, (metrics: ReadonlyArray<unknown>) => void>()
-  let next = 1
-  Supervision.receive("AnimalStore/MetricsReply", (message) => scrapes.get(message.id)?.(message.metrics))
-  const all = () =>
-    new Promise<Prometheus.Registry>((resolve, reject) => {
-      const id = next++
-      const timer = setTimeout(() => {
-        scrapes.delete(id)
-        reject(new Error("the supervisor did not send the workers' metrics in time"))
-      }, scrapeLimitMillis)
-      scrapes.set(id, (metrics) => {
-        clearTimeout(timer)
-        scrapes.delete(id)
-        // One list of metrics per worker.
-        resolve(Prometheus.AggregatorRegistry.aggregate(metrics as Array<object>))
-      })
-      Supervision.tell({ _tag: "AnimalStore/Metrics", id })
-    })
-  class WorkersRegistry extends Prometheus.Registry {
+  class ServiceRegistry extends Prometheus.Registry {
     override metrics(): Promise<string> {
-      return all().then((registry) => registry.metrics())
+      return Supervision.askMetrics(scrapeLimitMillis).then((service) => {
+        if (service === undefined) throw new Error("the supervisor did not send the workers' metrics in time")
+        const lists = service.workers.map(({ metrics, worker }) =>
+          WorkerMetrics.labelled(worker, metrics as ReadonlyArray<WorkerMetrics.MetricJson>)
+        )
+        return Prometheus.AggregatorRegistry.aggregate([...lists, [WorkerMetrics.serviceStart(service.startTimeSeconds)]])
+          .metrics()
+      })
     }
   }
-  return { registry: new WorkersRegistry(), observe: own.observe }
-}
+  return Effect.as(
+    Effect.addFinalizer(() => Effect.promise(() => reply(0).then(Supervision.send, () => {}))),
+    { registry: new ServiceRegistry(), observe: own.observe }
+  )
+})
+
+/** `make()` in a process of its own; `makeWorker` in a worker of `serve`'s supervisor. */
+export const makeService: Effect.Effect<
+  { readonly registry: Prometheus.Registry; readonly observe: RequestObserver.Observer },
+  never,
+  Scope.Scope
+> = Effect.suspend(() => Supervision.workerOf() === undefined ? Effect.sync(make) : makeWorker)

@@ -87,8 +87,9 @@ export interface Drain {
 }
 
 /**
- * A worker asks the supervisor for every worker's metrics (`id` its own);
- * the supervisor asks each worker for its own (`id` the supervisor's).
+ * A worker asks the supervisor for the service's metrics (`id` its own,
+ * answered `ServiceMetrics`); the supervisor asks each worker for its own
+ * (`id` the supervisor's, answered `MetricsReply`).
  *
  * @internal
  */
@@ -97,15 +98,68 @@ export interface Metrics {
   readonly id: number
 }
 
-/** The answer to `Metrics`: a worker's own metrics (prom-client's JSON), or from the supervisor every worker's. @internal */
+/**
+ * Worker to supervisor: its own metrics (prom-client's JSON), the answer to
+ * `Metrics` `id`, or with `id` 0 unasked, the last as it stops. `taken`
+ * grows with each: an answer taken before another never replaces it.
+ *
+ * @internal
+ */
 export interface MetricsReply {
   readonly _tag: "AnimalStore/MetricsReply"
   readonly id: number
+  readonly taken: number
   readonly metrics: ReadonlyArray<unknown>
 }
 
+/**
+ * Supervisor to worker, the answer to its `Metrics` `id`: each worker's
+ * metrics (`worker` its number), those of its serving process and the
+ * counts (counters, histograms) of its processes that were replaced, and
+ * the supervisor's start (Unix seconds).
+ *
+ * @internal
+ */
+export interface ServiceMetrics {
+  readonly _tag: "AnimalStore/ServiceMetrics"
+  readonly id: number
+  readonly workers: ReadonlyArray<{ readonly worker: number; readonly metrics: ReadonlyArray<unknown> }>
+  readonly startTimeSeconds: number
+}
+
+/**
+ * A worker asks the supervisor whether the service is ready (`id` its own);
+ * the supervisor asks each serving worker whether its store answers (`id`
+ * the supervisor's). Both are answered `ReadinessReply`.
+ *
+ * @internal
+ */
+export interface Readiness {
+  readonly _tag: "AnimalStore/Readiness"
+  readonly id: number
+}
+
+/** The answer to `Readiness` `id`: ready, or why not. @internal */
+export interface ReadinessReply {
+  readonly _tag: "AnimalStore/ReadinessReply"
+  readonly id: number
+  readonly ready: boolean
+  readonly message: string | undefined
+}
+
 /** @internal */
-export type Message = Serve | Address | Ready | Connection | Took | Drain | Metrics | MetricsReply
+export type Message =
+  | Serve
+  | Address
+  | Ready
+  | Connection
+  | Took
+  | Drain
+  | Metrics
+  | MetricsReply
+  | ServiceMetrics
+  | Readiness
+  | ReadinessReply
 
 /** Whether an IPC message is one of these (node:cluster and others send theirs on the same channel). @internal */
 export const isMessage = (message: unknown): message is Message =>
@@ -157,3 +211,47 @@ export const receive = <T extends Message["_tag"]>(
 export const tell = (message: Message): void => {
   if (process.connected) process.send?.(message, undefined, undefined, () => {})
 }
+
+/** In a worker: sends `message` to the supervisor; done once it is written (at once when the supervisor is gone). @internal */
+export const send = (message: Message): Promise<void> =>
+  new Promise((resolve) => {
+    if (process.connected && process.send !== undefined) process.send(message, undefined, undefined, () => resolve())
+    else resolve()
+  })
+
+type Answer = ServiceMetrics | ReadinessReply
+
+const asked = new Map<number, (answer: Answer) => void>()
+let nextQuestion = 1
+let answersReceived = false
+
+/** Asks the supervisor `tag`: its answer, or `undefined` after `limitMillis`. */
+const ask = (tag: "AnimalStore/Metrics" | "AnimalStore/Readiness", limitMillis: number): Promise<Answer | undefined> => {
+  if (!answersReceived) {
+    answersReceived = true
+    const answered = (answer: Answer) => asked.get(answer.id)?.(answer)
+    receive("AnimalStore/ServiceMetrics", answered)
+    receive("AnimalStore/ReadinessReply", answered)
+  }
+  return new Promise((resolve) => {
+    const id = nextQuestion++
+    const timer = setTimeout(() => {
+      asked.delete(id)
+      resolve(undefined)
+    }, limitMillis)
+    asked.set(id, (answer) => {
+      clearTimeout(timer)
+      asked.delete(id)
+      resolve(answer)
+    })
+    tell({ _tag: tag, id })
+  })
+}
+
+/** In a worker: the service's metrics, from the supervisor; `undefined` when they do not come within `limitMillis`. @internal */
+export const askMetrics = (limitMillis: number): Promise<ServiceMetrics | undefined> =>
+  ask("AnimalStore/Metrics", limitMillis) as Promise<ServiceMetrics | undefined>
+
+/** In a worker: whether the service is ready, from the supervisor; `undefined` when it does not say within `limitMillis`. @internal */
+export const askReadiness = (limitMillis: number): Promise<ReadinessReply | undefined> =>
+  ask("AnimalStore/Readiness", limitMillis) as Promise<ReadinessReply | undefined>

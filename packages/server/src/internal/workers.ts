@@ -5,6 +5,8 @@
  * reads the command line), listens on the API's port (and the operations
  * port), and hands each connection it accepts to a serving worker in turn,
  * or, while none serves, answers it with 503 `service_unavailable`. It
+ * gathers the workers' metrics (keeping the counts of those that ended) and
+ * readiness for the operations listener's `/metrics` and `/readyz`. It
  * restarts a worker that exits (logged, after a delay that grows while
  * workers keep dying soon after they start), replaces them one by one on
  * SIGHUP, and on SIGTERM/SIGINT stops accepting and drains them all. It
@@ -35,6 +37,7 @@ import {
   Schedule
 } from "effect"
 import * as Supervision from "./supervision.js"
+import * as WorkerMetrics from "./workerMetrics.js"
 
 /**
  * The workers cannot serve this store.
@@ -95,6 +98,9 @@ const drainLimit = Duration.seconds(60)
 /** How long a scrape waits for the workers' metrics. */
 const metricsLimitMillis = 3_000
 
+/** How long a readiness probe waits for the workers' answers (each one's check takes at most 1 s). */
+const readinessLimitMillis = 2_000
+
 interface Ended {
   readonly code: number | null
   readonly signal: string | null
@@ -103,6 +109,8 @@ interface Ended {
 /** A process forked for worker `worker`. */
 interface Forked {
   readonly worker: number
+  /** The order of the forks: a later one is the newer process of its worker. */
+  readonly seq: number
   readonly process: Worker
   readonly pid: number | undefined
   readonly startedAt: number
@@ -113,6 +121,8 @@ interface Forked {
   retired: boolean
   /** It has served (and answers the supervisor's requests). */
   served: boolean
+  /** Its latest metrics (`taken` as it numbered them). */
+  metrics: { readonly taken: number; readonly metrics: ReadonlyArray<WorkerMetrics.MetricJson> } | undefined
 }
 
 /** One worker's place: the process that serves for it now (none before its first start). */
@@ -229,33 +239,122 @@ interface State {
   /** The ports once listening; workers that asked before wait in `awaitingAddress`. */
   address: Supervision.Address | undefined
   readonly awaitingAddress: Array<Forked>
-  /** Scrapes under way, by the id the supervisor gave: each worker's answer goes to `answer`. */
-  readonly scrapes: Map<number, (metrics: ReadonlyArray<unknown>) => void>
-  nextScrape: number
+  /** Questions to the workers under way, by the id the supervisor gave. */
+  readonly asks: Map<number, Asking>
+  nextAsk: number
+  forks: number
+  /** The processes whose metrics count as they last sent them: those forked, until their channel closes. */
+  readonly reporting: Set<Forked>
+  /** By worker, the counts of its processes whose channel closed: added to the service's, so none goes backwards. */
+  readonly retained: Map<number, ReadonlyArray<WorkerMetrics.MetricJson>>
+  /** The supervisor's start, in Unix seconds (as prom-client's `process_start_time_seconds`). */
+  readonly startTimeSeconds: number
+}
+
+/** A question the supervisor asked some workers. */
+interface Asking {
+  /** `forked` answered `message`. */
+  readonly answer: (forked: Forked, message: Supervision.Message) => void
+  /** `forked` will not answer: its channel closed. */
+  readonly gone: (forked: Forked) => void
 }
 
 const send = (forked: Forked, message: Supervision.Message): void => {
   if (forked.process.isConnected()) forked.process.send(message, undefined, undefined, () => {})
 }
 
-/** Every worker's metrics (those that served, draining ones included), for the worker that asked (`id` its own). */
-const scrape = (state: State, asking: Forked, id: number): void => {
-  const targets = [...state.live].filter((forked) => forked.served && forked.process.isConnected())
-  const replies: Array<unknown> = []
-  const scrapeId = state.nextScrape++
-  let waiting = targets.length
-  const finish = () => {
+/**
+ * Asks each of `targets` `tag`; each answer goes to `answer` (true: no
+ * other is needed), and `finish` is called once, when every target has
+ * answered or gone, when `answer` says so, or after `limitMillis`.
+ */
+const gather = (
+  state: State,
+  targets: ReadonlyArray<Forked>,
+  tag: "AnimalStore/Metrics" | "AnimalStore/Readiness",
+  limitMillis: number,
+  answer: (message: Supervision.Message) => boolean,
+  finish: () => void
+): void => {
+  const id = state.nextAsk++
+  const pending = new Set(targets)
+  let done = false
+  const end = () => {
+    if (done) return
+    done = true
     clearTimeout(timer)
-    state.scrapes.delete(scrapeId)
-    send(asking, { _tag: "AnimalStore/MetricsReply", id, metrics: replies })
+    state.asks.delete(id)
+    finish()
   }
-  const timer = setTimeout(finish, metricsLimitMillis)
-  state.scrapes.set(scrapeId, (metrics) => {
-    replies.push(metrics)
-    if (--waiting === 0) finish()
+  const timer = setTimeout(end, limitMillis)
+  state.asks.set(id, {
+    answer: (forked, message) => {
+      if (pending.delete(forked) && (answer(message) || pending.size === 0)) end()
+    },
+    gone: (forked) => {
+      if (pending.delete(forked) && pending.size === 0) end()
+    }
   })
-  if (waiting === 0) finish()
-  for (const target of targets) send(target, { _tag: "AnimalStore/Metrics", id: scrapeId })
+  if (pending.size === 0) end()
+  else for (const target of targets) send(target, { _tag: tag, id })
+}
+
+/**
+ * The service's metrics by worker: each process's latest (of a worker's
+ * processes still reporting, only the newest's gauges: a replaced one's
+ * counts only), and the counts kept of those that ended.
+ */
+const serviceMetrics = (state: State): Supervision.ServiceMetrics["workers"] => {
+  const newest = new Map<number, Forked>()
+  for (const forked of state.reporting) {
+    if (forked.metrics !== undefined && (newest.get(forked.worker)?.seq ?? 0) < forked.seq) newest.set(forked.worker, forked)
+  }
+  const workers: Array<Supervision.ServiceMetrics["workers"][number]> = []
+  for (const forked of state.reporting) {
+    if (forked.metrics === undefined) continue
+    const metrics = forked.metrics.metrics
+    workers.push({ worker: forked.worker, metrics: newest.get(forked.worker) === forked ? metrics : WorkerMetrics.countsOf(metrics) })
+  }
+  for (const [worker, metrics] of state.retained) workers.push({ worker, metrics })
+  return workers
+}
+
+/** The service's metrics for the worker that asked (`id` its own), once every worker that served has sent its own. */
+const scrape = (state: State, asking: Forked, id: number): void =>
+  gather(
+    state,
+    [...state.reporting].filter((forked) => forked.served && forked.process.isConnected()),
+    "AnimalStore/Metrics",
+    metricsLimitMillis,
+    () => false,
+    () =>
+      send(asking, {
+        _tag: "AnimalStore/ServiceMetrics",
+        id,
+        workers: serviceMetrics(state),
+        startTimeSeconds: state.startTimeSeconds
+      })
+  )
+
+/** Whether the service is ready, for the worker that asked (`id` its own): ready once one serving worker's store answers. */
+const readiness = (state: State, asking: Forked, id: number): void => {
+  const targets = [...state.live].filter((forked) => forked.served && !forked.retired && forked.process.isConnected())
+  let ready = false
+  let why: string | undefined
+  gather(state, targets, "AnimalStore/Readiness", readinessLimitMillis, (message) => {
+    if (message._tag !== "AnimalStore/ReadinessReply") return false
+    ready ||= message.ready
+    why ??= message.message
+    return ready
+  }, () =>
+    send(asking, {
+      _tag: "AnimalStore/ReadinessReply",
+      id,
+      ready,
+      message: ready ? undefined : why ?? (targets.length === 0
+        ? "No worker serves: the service is restarting"
+        : "No worker answered the readiness check within 2 s")
+    }))
 }
 
 const onMessage = (state: State, forked: Forked, message: unknown): void => {
@@ -276,7 +375,14 @@ const onMessage = (state: State, forked: Forked, message: unknown): void => {
     case "AnimalStore/Metrics":
       return scrape(state, forked, message.id)
     case "AnimalStore/MetricsReply":
-      return state.scrapes.get(message.id)?.(message.metrics)
+      if (forked.metrics === undefined || forked.metrics.taken < message.taken) {
+        forked.metrics = { taken: message.taken, metrics: message.metrics as ReadonlyArray<WorkerMetrics.MetricJson> }
+      }
+      return state.asks.get(message.id)?.answer(forked, message)
+    case "AnimalStore/Readiness":
+      return readiness(state, forked, message.id)
+    case "AnimalStore/ReadinessReply":
+      return state.asks.get(message.id)?.answer(forked, message)
   }
 }
 
@@ -300,18 +406,29 @@ const fork = (state: State, worker: number): Effect.Effect<Forked> =>
       })
       const forked: Forked = {
         worker,
+        seq: ++state.forks,
         process,
         pid: process.process.pid,
         startedAt,
         serving: Deferred.unsafeMake(FiberId.none),
         exited: Deferred.unsafeMake(FiberId.none),
         retired: false,
-        served: false
+        served: false,
+        metrics: undefined
       }
       state.live.add(forked)
+      state.reporting.add(forked)
       state.pool.restartDue.delete(worker)
       process.on("message", (message) => onMessage(state, forked, message))
-      process.once("disconnect", () => state.pool.remove(forked))
+      process.once("disconnect", () => {
+        state.pool.remove(forked)
+        // It sends nothing more: its counts are kept for the service.
+        state.reporting.delete(forked)
+        if (forked.metrics !== undefined) {
+          state.retained.set(worker, WorkerMetrics.addCounts(state.retained.get(worker) ?? [], forked.metrics.metrics))
+        }
+        for (const asking of state.asks.values()) asking.gone(forked)
+      })
       process.once("exit", (code: number | null, signal: string | null) => {
         state.live.delete(forked)
         state.pool.lost(forked)
@@ -456,9 +573,10 @@ const requestIdOf = (value: string | Array<string> | undefined): string =>
 
 /**
  * Answers the requests of a connection while no worker serves: 503
- * `service_unavailable` with `Retry-After` and an `Error` body, `/healthz`
- * 200 (this process serves), each with `Connection: close`, logged as the
- * workers log requests.
+ * `service_unavailable` with `Retry-After` and an `Error` body (`/readyz`
+ * too), `/healthz` 200 (this process serves), each with `Connection: close`;
+ * those of the API's port logged as the workers log requests (the
+ * operations listener's are not).
  */
 const refusals = (pool: Pool, accessLog: boolean, runtime: Runtime.Runtime<never>) => {
   const answer = (listener: Supervision.Listener) => (request: Http.IncomingMessage, response: Http.ServerResponse) => {
@@ -466,7 +584,7 @@ const refusals = (pool: Pool, accessLog: boolean, runtime: Runtime.Runtime<never
     request.resume()
     const path = (request.url ?? "/").split("?")[0]!
     const requestId = requestIdOf(request.headers["x-request-id"])
-    const healthy = listener === "main" && path === "/healthz" && (request.method === "GET" || request.method === "HEAD")
+    const healthy = path === "/healthz" && (request.method === "GET" || request.method === "HEAD")
     const status = healthy ? 200 : 503
     const body = healthy
       ? "{\"status\":\"ok\"}"
@@ -479,8 +597,8 @@ const refusals = (pool: Pool, accessLog: boolean, runtime: Runtime.Runtime<never
       connection: "close"
     })
     response.end(body)
-    if (accessLog) {
-      const probe = listener === "main" && (path === "/healthz" || path === "/readyz")
+    if (accessLog && listener === "main") {
+      const probe = path === "/healthz" || path === "/readyz"
       Runtime.runFork(runtime)(
         (probe ? Effect.logDebug("http.request") : Effect.logInfo("http.request")).pipe(Effect.annotateLogs({
           method: request.method ?? "",
@@ -558,8 +676,12 @@ export const supervise = (policy: RestartPolicy = restartDefaults): Effect.Effec
       configured: yield* Deferred.make<Supervision.Serve>(),
       address: undefined,
       awaitingAddress: [],
-      scrapes: new Map(),
-      nextScrape: 1
+      asks: new Map(),
+      nextAsk: 1,
+      forks: 0,
+      reporting: new Set(),
+      retained: new Map(),
+      startTimeSeconds: Math.round(Date.now() / 1000 - process.uptime())
     }
     // Released after the listeners (acquired later): every worker drains once no connection comes.
     yield* Effect.addFinalizer(() =>
