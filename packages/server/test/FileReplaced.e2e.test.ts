@@ -4,16 +4,11 @@
  * body (nothing is acknowledged into a file the next start would not
  * open), reads keep answering from the files opened, the fault is logged
  * once, writes are accepted again once the file is back, and nothing
-<<<<<<< HEAD
- * acknowledged is missing after a restart. An `-shm` file made immutable
+ * acknowledged is missing after a restart. A deleted database is not
+ * created again unless `--create` asks. An `-shm` file made immutable
  * while serving refuses reads and writes (touching its mapping would kill
  * the process); one unwritable at start stops the start with one line.
  * `chattr` needs root and ext4-like /tmp.
-=======
- * acknowledged is missing after a restart. A deleted database is not
- * created again unless `--create` asks; an unwritable `-shm` file stops the
- * start with one line. `chattr` needs root and ext4-like /tmp.
->>>>>>> c70acc2
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as ChildProcess from "node:child_process"
