@@ -1,12 +1,12 @@
 /**
- * The log's JSON lines: `Logger.jsonLogger`'s format without the runtime's internals (no fiber id,
- * no empty span or annotation maps). For speed: written once a turn, in writes of at most
- * `maxWrite` bytes, not a `console.log` each; the access line written as text.
+ * For speed only: the log's JSON lines (`JsonFormat.format`) written once a turn, in writes of at
+ * most `maxWrite` bytes, not a `console.log` each; the access line written as text.
  *
  * @internal
  */
 import { AccessLog, HttpExchange } from "@animal-store/http-adapter"
-import { Effect, Inspectable, Layer, Logger } from "effect"
+import { Effect, Layer, Logger } from "effect"
+import { format } from "./jsonFormat.js"
 
 /** The most bytes in one write: `PIPE_BUF`, so the workers' writes to one stdout pipe never interleave. @internal */
 export const maxWrite = 4096
@@ -34,32 +34,7 @@ const makeBatch = (stream: NodeJS.WritableStream, limit: number) => {
 /** The lines of stdout: the logger's and the access log's, in one order. */
 const stdout = makeBatch(process.stdout, maxWrite)
 
-const errorToJSON = (u: unknown): unknown =>
-  u instanceof Error && !("toJSON" in u) ? { ...u, name: u.name, message: u.message } : u
-
-/**
- * A log line as JSON: message, level, time, then the cause, annotations and log spans when there
- * are any (`Logger.jsonLogger`'s, less the fiber id and the empty maps). @internal
- */
-export const format: Logger.Logger<unknown, string> = Logger.map(Logger.structuredLogger, (log) => {
-  const line: Record<string, unknown> = {
-    message: Array.isArray(log.message) ? log.message.map(errorToJSON) : errorToJSON(log.message),
-    logLevel: log.logLevel,
-    timestamp: log.timestamp
-  }
-  if (log.cause !== undefined) line.cause = log.cause
-  for (const _ in log.annotations) {
-    line.annotations = log.annotations
-    break
-  }
-  for (const _ in log.spans) {
-    line.spans = log.spans
-    break
-  }
-  return Inspectable.stringifyCircular(line)
-})
-
-/** A logger that appends each JSON line (`format`) to the next batch written to `stream`. */
+/** A logger that appends each JSON line (`JsonFormat.format`) to the next batch written to `stream`. */
 export const make = (stream: NodeJS.WritableStream = process.stdout, limit = maxWrite): Logger.Logger<unknown, void> => {
   const append = stream === process.stdout ? stdout : makeBatch(stream, limit)
   return Logger.make((options) => append(format.log(options)))
@@ -72,7 +47,7 @@ const head = `{"message":${quote(AccessLog.message)},"logLevel":"INFO","timestam
 const probeHead = `{"message":${quote(AccessLog.message)},"logLevel":"DEBUG","timestamp":"`
 
 /**
- * The access line as `format` writes `Effect.logInfo(AccessLog.message)` (a probe's: `logDebug`)
+ * The access line as `JsonFormat.format` writes `Effect.logInfo(AccessLog.message)` (a probe's: `logDebug`)
  * annotated with the entry, as text: a third of `JSON.stringify`'s cost. @internal
  */
 export const accessLine = (entry: AccessLog.Entry, date: Date): string =>

@@ -10,6 +10,7 @@ import { ErrorResponse } from "@animal-store/http-adapter"
 import { Metric } from "effect"
 import * as Prometheus from "prom-client"
 import * as Supervision from "./supervision.js"
+import { spansDroppedMetric } from "../Tracing.js"
 
 /** The boundaries advised by the OpenTelemetry HTTP semantic conventions for `http.server.request.duration`. */
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]
@@ -65,6 +66,17 @@ export const make = () => {
       this.reset()
       for (const { metricKey, metricState } of Metric.unsafeSnapshot()) {
         if (metricKey.name === ErrorResponse.faultsMetric && "count" in metricState) this.inc(Number(metricState.count))
+      }
+    }
+  })
+  new Prometheus.Counter({
+    name: counterName(spansDroppedMetric),
+    help: "Trace spans dropped: in exports that failed, or refused by the exporter's full queue",
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const { metricKey, metricState } of Metric.unsafeSnapshot()) {
+        if (metricKey.name === spansDroppedMetric && "count" in metricState) this.inc(Number(metricState.count))
       }
     }
   })
