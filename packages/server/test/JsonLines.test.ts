@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Logger } from "effect"
+import { Cause, Effect, Logger } from "effect"
 import * as fc from "effect/FastCheck"
 import { Writable } from "node:stream"
 import { AccessLog } from "@animal-store/http-adapter"
@@ -46,6 +46,20 @@ describe("the server's JSON lines", () => {
       yield* Effect.promise(nextTurn)
       expect(writes).toHaveLength(2)
       expect(JSON.parse(writes[1]!).message).toBe("third")
+    }))
+
+  it.live("keep a line's cause and its log spans when it has them", () =>
+    Effect.gen(function*() {
+      const { stream, writes } = collecting()
+      yield* Effect.provide(
+        Effect.logError("failed", Cause.fail("boom")).pipe(Effect.withLogSpan("work")),
+        Logger.replace(Logger.defaultLogger, JsonLines.make(stream))
+      )
+      yield* Effect.promise(nextTurn)
+      const line = JSON.parse(writes.join(""))
+      expect(Object.keys(line)).toEqual(["message", "logLevel", "timestamp", "cause", "spans"])
+      expect(line).toMatchObject({ message: "failed", logLevel: "ERROR", cause: "Error: boom" })
+      expect(typeof line.spans.work).toBe("number")
     }))
 
   it.live("an access line is the line the logger writes for AccessLog.log of the same request", () =>
