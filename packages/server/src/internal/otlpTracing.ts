@@ -30,8 +30,8 @@ type ExportResult = Parameters<Parameters<SpanExporter["export"]>[1]>[0]
 /** `ExportResultCode.SUCCESS` of `@opentelemetry/core`. */
 const success = 0
 
-/** How long an export may take once the server shuts down: one try, no retry (the exporter's first backoff is 0.8 s or more). @internal */
-export const closingMillis = 500
+/** How long an export may take once the server shuts down, retries included: one try (the exporter's first backoff is 0.8 s or more). */
+const closingMillis = 500
 
 /** The most the SDK's flush and shutdown may take in all. */
 const shutdownTimeout = Duration.seconds(2)
