@@ -1,7 +1,8 @@
 /**
- * One structured log line per request: method, path (without the query
- * string), status, duration, client address, the id of the key it was
- * counted against and its request id. Never the secret. By default it is an
+ * One structured log line per request: method, path with its query string,
+ * status, duration, client address, the id of the key it was counted
+ * against, its request id, and its trace id when it is traced. Never the
+ * secret. By default it is an
  * Effect log at level Info (a probe's at Debug) with these fields as
  * annotations, so the host's logger decides the
  * format; a host that writes the lines itself passes a `Writer` instead (the
@@ -11,7 +12,6 @@
  *
  * @since 1.0.0
  */
-import type { FiberId } from "effect"
 import { Effect } from "effect"
 
 /**
@@ -20,6 +20,7 @@ import { Effect } from "effect"
  */
 export interface Entry {
   readonly method: string
+  /** The request target's path and query string (`/v1/pets?limit=5`). */
   readonly path: string
   readonly status: number
   readonly durationMs: number
@@ -27,6 +28,8 @@ export interface Entry {
   readonly keyId: string | undefined
   /** Its `X-Request-Id` (`RequestId`); the adapter always sets it. */
   readonly requestId?: string | undefined
+  /** The trace id of its server span, when the host runs with tracing on. */
+  readonly traceId?: string | undefined
   /** A probe's line (`/healthz`, `/readyz`): at level Debug, not Info. */
   readonly probe?: true | undefined
 }
@@ -40,15 +43,15 @@ export interface Entry {
 export const message = "http.request"
 
 /**
- * Writes the line of one request: its entry, the fiber that served it, and
- * when it was answered. Called once per request, on the request's fiber; it
+ * Writes the line of one request: its entry and when it was answered.
+ * Called once per request, on the request's fiber; it
  * must not block. The adapter calls it only for the lines the fiber's
  * minimum log level lets through (read when the handler is made).
  *
  * @since 1.0.0
  * @category models
  */
-export type Writer = (entry: Entry, fiberId: FiberId.Runtime, date: Date) => void
+export type Writer = (entry: Entry, date: Date) => void
 
 /**
  * Logs one request with the host's Effect logger.
@@ -65,7 +68,8 @@ export const log = (entry: Entry): Effect.Effect<void> =>
       durationMs: entry.durationMs,
       client: entry.client,
       ...(entry.keyId === undefined ? {} : { keyId: entry.keyId }),
-      ...(entry.requestId === undefined ? {} : { requestId: entry.requestId })
+      ...(entry.requestId === undefined ? {} : { requestId: entry.requestId }),
+      ...(entry.traceId === undefined ? {} : { traceId: entry.traceId })
     })
   )
 
@@ -76,7 +80,4 @@ export const log = (entry: Entry): Effect.Effect<void> =>
  * @category constructors
  */
 export const write = (writer: Writer, entry: Entry, answeredAt: number): Effect.Effect<void> =>
-  Effect.withFiberRuntime((fiber) => {
-    writer(entry, fiber.id(), new Date(answeredAt))
-    return Effect.void
-  })
+  Effect.sync(() => writer(entry, new Date(answeredAt)))

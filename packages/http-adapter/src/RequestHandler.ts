@@ -29,7 +29,7 @@
  */
 import type { ApiError, ApiKey, GuardedPetOperations as Guarded, PetOperations, StoreError } from "@animal-store/core"
 import { GuardedPetOperations, StoreReadiness } from "@animal-store/core"
-import type { FiberId } from "effect"
+import type { Tracer } from "effect"
 import { Cause, Clock, Context, Effect, FiberRef, LogLevel } from "effect"
 import * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
@@ -164,9 +164,15 @@ const decodeParams = (params: Readonly<Record<string, string>>): Record<string, 
   return decoded
 }
 
-/** `f` with the clock and the id of the fiber that runs it, in one step of that fiber. */
-const onFiber = <A>(f: (clock: Clock.Clock, fiberId: FiberId.Runtime) => Effect.Effect<A>): Effect.Effect<A> =>
-  Effect.withFiberRuntime((fiber) => f(Context.get(fiber.currentDefaultServices, Clock.Clock), fiber.id()))
+/** `f` with the clock and the current span of the fiber that runs it, in one step of that fiber. */
+const onFiber = <A>(f: (clock: Clock.Clock, span: Tracer.AnySpan | undefined) => Effect.Effect<A>): Effect.Effect<A> =>
+  Effect.withFiberRuntime((fiber) => f(Context.get(fiber.currentDefaultServices, Clock.Clock), fiber.currentSpan))
+
+/** The access line's path: `path` (the request's, from `url`) with the query string of `url`. */
+const withQuery = (url: string, path: string): string => {
+  const query = url.indexOf("?")
+  return query === -1 ? path : path + url.slice(query)
+}
 
 const defect = (cause: Cause.Cause<unknown>): Effect.Effect<HttpExchange.Response> =>
   Cause.isInterruptedOnly(cause)
@@ -249,8 +255,9 @@ export const makeHandlers = (
       readonly client: Guarded.ClientRequest
       readonly matched: Routes.Route | undefined
       readonly clock: Clock.Clock
-      readonly fiberId: FiberId.Runtime
       readonly requestId: string
+      /** The id of the request's trace, when traced. */
+      readonly traceId: string | undefined
     }
 
     /** The headers of the admission, the request id, CORS, and the access-log line. */
@@ -274,12 +281,13 @@ export const makeHandlers = (
       if (!logged && observe === undefined) return Effect.succeed(stamped)
       const entry: AccessLog.Entry = {
         method: request.method,
-        path: served.path,
+        path: withQuery(request.url, served.path),
         status: stamped.status,
         durationMs: finished - served.started,
         client: client.clientAddress,
         keyId,
         requestId: served.requestId,
+        traceId: served.traceId,
         probe: probe ? true : undefined
       }
       if (observe !== undefined) {
@@ -292,6 +300,7 @@ export const makeHandlers = (
           client: entry.client,
           keyId,
           requestId: entry.requestId,
+          traceId: entry.traceId,
           probe: entry.probe,
           operation,
           route,
@@ -302,16 +311,16 @@ export const makeHandlers = (
       }
       if (!logged) return Effect.succeed(stamped)
       if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
-      accessLog(entry, served.fiberId, new Date(finished))
+      accessLog(entry, new Date(finished))
       return Effect.succeed(stamped)
     }
 
-    /** Answers a request on the fiber `fiberId` that reads `clock`. */
+    /** Answers a request on a fiber that reads `clock`, in the trace `traceId` when traced. */
     const serve = (
       request: HttpExchange.Request,
       requestId: string,
       clock: Clock.Clock,
-      fiberId: FiberId.Runtime
+      traceId: string | undefined
     ): Effect.Effect<HttpExchange.Response> => {
       const path = Routes.pathOf(request.url)
       const matched = Routes.match(request.method, path)
@@ -330,8 +339,8 @@ export const makeHandlers = (
         client,
         matched,
         clock,
-        fiberId,
-        requestId
+        requestId,
+        traceId
       }
       if (matched._tag === "Probe") {
         return matched.probe === "healthz"
@@ -362,7 +371,7 @@ export const makeHandlers = (
     const untraced: RequestHandler = (request) => {
       const requestId = RequestId.of(HttpExchange.header(request, RequestId.header))
       return Effect.catchAllCause(
-        onFiber((clock, fiberId) => serve(request, requestId, clock, fiberId)),
+        onFiber((clock, span) => serve(request, requestId, clock, traced ? span?.traceId : undefined)),
         (cause) => Effect.map(defect(cause), (response) => withRequestId(response, requestId))
       )
     }
@@ -382,7 +391,7 @@ export const makeHandlers = (
     }
 
     const reject: RejectionHandler = (rejection) =>
-      onFiber((clock, fiberId) => {
+      onFiber((clock) => {
         const path = rejection.requestLine === undefined ? undefined : Routes.pathOf(rejection.requestLine.target)
         const request: HttpExchange.Request = {
           method: rejection.requestLine?.method ?? "-",
@@ -403,8 +412,8 @@ export const makeHandlers = (
           client,
           matched: undefined,
           clock,
-          fiberId,
-          requestId: RequestId.generate()
+          requestId: RequestId.generate(),
+          traceId: undefined
         }
         const closing = (response: HttpExchange.Response): HttpExchange.Response => ({
           status: response.status,

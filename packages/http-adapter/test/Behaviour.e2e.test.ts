@@ -96,7 +96,7 @@ describe("the client address", () => {
 })
 
 describe("the access log", () => {
-  it.scoped("writes one line per request with method, path, status, duration and key id, never the secret", () =>
+  it.scoped("writes one line per request with method, path and query, status, duration and key id, never the secret", () =>
     Effect.gen(function*() {
       const lines: Array<{ message: unknown; annotations: Record<string, unknown> }> = []
       const capture = Logger.make(({ annotations, message }) => {
@@ -115,7 +115,7 @@ describe("the access log", () => {
       const access = lines.filter((line) => line.message === "http.request")
       expect(access.map(({ annotations }) => [annotations.method, annotations.path, annotations.status, annotations.keyId]))
         .toEqual([
-          ["GET", "/v1/pets", 200, id],
+          ["GET", "/v1/pets?limit=5&status=sold", 200, id],
           ["POST", "/v1/pets", 201, id],
           ["GET", "/nowhere", 404, undefined]
         ])

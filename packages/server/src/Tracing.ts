@@ -4,7 +4,9 @@
  * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is
  * set, as service `OTEL_SERVICE_NAME` (default `animal-store`). Otherwise
  * tracing is disabled (`Effect.withTracerEnabled(false)`): the adapter and
- * core then make no spans at all.
+ * core then make no spans at all. Exports that fail are logged when they
+ * start failing and when they work again, and their spans counted
+ * (`spansDroppedMetric`); at shutdown the last export gets one short try.
  *
  * @since 1.0.0
  */
@@ -25,6 +27,15 @@ export type Env = Readonly<Record<string, string | undefined>>
  * @category constants
  */
 export const defaultServiceName = "animal-store"
+
+/**
+ * The Effect counter of spans dropped: in exports that failed, or refused
+ * by the exporter's full queue (`animal_store_trace_spans_dropped_total`).
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const spansDroppedMetric = "animal_store.trace.spans_dropped"
 
 /**
  * Where spans go: the OTLP/HTTP traces address of `env`, `undefined` when

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FiberId, Logger } from "effect"
+import { Cause, Effect, Logger } from "effect"
 import * as fc from "effect/FastCheck"
 import { Writable } from "node:stream"
 import { AccessLog } from "@animal-store/http-adapter"
@@ -19,7 +19,7 @@ const collecting = () => {
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 
 describe("the server's JSON lines", () => {
-  it.live("writes the lines of one turn in one write, in order, in Effect's JSON format", () =>
+  it.live("writes the lines of one turn in one write, in order, in Effect's JSON format without its internals", () =>
     Effect.gen(function*() {
       const { stream, writes } = collecting()
       const logger = Logger.replace(Logger.defaultLogger, JsonLines.make(stream))
@@ -38,7 +38,9 @@ describe("the server's JSON lines", () => {
       const [first, second] = lines.slice(0, -1).map((line) => JSON.parse(line))
       expect(first).toMatchObject({ message: "first", logLevel: "INFO", annotations: { status: 200 } })
       expect(second).toMatchObject({ message: "second", logLevel: "WARN" })
-      expect(Object.keys(first).sort()).toEqual(["annotations", "fiberId", "logLevel", "message", "spans", "timestamp"])
+      // No fiber id, and no empty annotation or span maps.
+      expect(Object.keys(first)).toEqual(["message", "logLevel", "timestamp", "annotations"])
+      expect(Object.keys(second)).toEqual(["message", "logLevel", "timestamp"])
 
       yield* Effect.provide(Effect.logInfo("third"), logger)
       yield* Effect.promise(nextTurn)
@@ -46,11 +48,35 @@ describe("the server's JSON lines", () => {
       expect(JSON.parse(writes[1]!).message).toBe("third")
     }))
 
+  it.live("keep a line's cause and its log spans when it has them", () =>
+    Effect.gen(function*() {
+      const { stream, writes } = collecting()
+      yield* Effect.provide(
+        Effect.logError("failed", Cause.fail("boom")).pipe(Effect.withLogSpan("work")),
+        Logger.replace(Logger.defaultLogger, JsonLines.make(stream))
+      )
+      yield* Effect.promise(nextTurn)
+      const line = JSON.parse(writes.join(""))
+      expect(Object.keys(line)).toEqual(["message", "logLevel", "timestamp", "cause", "spans"])
+      expect(line).toMatchObject({ message: "failed", logLevel: "ERROR", cause: "Error: boom" })
+      expect(typeof line.spans.work).toBe("number")
+    }))
+
   it.live("an access line is the line the logger writes for AccessLog.log of the same request", () =>
     Effect.gen(function*() {
       const entries: ReadonlyArray<AccessLog.Entry> = [
-        { method: "GET", path: "/v1/pets", status: 200, durationMs: 3, client: "127.0.0.1", keyId: "key_abc" },
-        { method: "POST", path: "/v1/pets", status: 401, durationMs: 0, client: "::1", keyId: undefined }
+        { method: "GET", path: "/v1/pets?limit=5&status=sold", status: 200, durationMs: 3, client: "127.0.0.1", keyId: "key_abc" },
+        { method: "POST", path: "/v1/pets", status: 401, durationMs: 0, client: "::1", keyId: undefined },
+        {
+          method: "GET",
+          path: "/v1/pets/1",
+          status: 404,
+          durationMs: 1,
+          client: "10.0.0.1",
+          keyId: "key_abc",
+          requestId: "r-1",
+          traceId: "4bf92f3577b34da6a3ce929d0e0e4736"
+        }
       ]
       for (const entry of entries) {
         const fromLogger = collecting()
@@ -67,7 +93,7 @@ describe("the server's JSON lines", () => {
         yield* Effect.promise(nextTurn)
         const logged = JSON.parse(fromLogger.writes.join(""))
         const direct = JSON.parse(written.writes.join(""))
-        // Same fiber, so same fiberId; the logger stamps its own clock, the writer the time of the answer.
+        // The logger stamps its own clock, the writer the time of the answer.
         expect(direct.timestamp).toBe("2026-11-24T12:00:00.123Z")
         expect(direct).toEqual({ ...logged, timestamp: direct.timestamp })
         expect(Object.keys(direct)).toEqual(Object.keys(logged))
@@ -75,7 +101,7 @@ describe("the server's JSON lines", () => {
     }))
 
   it.prop(
-    "an access line is JSON.stringify of the logger's object, for any entry, time and fiber",
+    "an access line is JSON.stringify of the logger's object, for any entry and time",
     {
       entry: fc.record({
         method: fc.string({ unit: "binary" }),
@@ -83,21 +109,19 @@ describe("the server's JSON lines", () => {
         status: fc.integer({ min: 100, max: 599 }),
         durationMs: fc.integer({ min: 0, max: 600_000 }),
         client: fc.string({ unit: "binary" }),
-        keyId: fc.option(fc.string({ unit: "binary" }), { nil: undefined })
+        keyId: fc.option(fc.string({ unit: "binary" }), { nil: undefined }),
+        requestId: fc.option(fc.string({ unit: "binary" }), { nil: undefined }),
+        traceId: fc.option(fc.string({ unit: "binary" }), { nil: undefined })
       }),
-      times: fc.array(fc.integer({ min: 0, max: 8_640_000_000_000 }), { minLength: 1, maxLength: 3 }),
-      fiber: fc.nat()
+      times: fc.array(fc.integer({ min: 0, max: 8_640_000_000_000 }), { minLength: 1, maxLength: 3 })
     },
-    ({ entry, fiber, times }) => {
+    ({ entry, times }) => {
       for (const time of times) {
-        const fiberId = FiberId.runtime(fiber, 0)
-        expect(JsonLines.accessLine(entry, fiberId, new Date(time))).toBe(JSON.stringify({
+        expect(JsonLines.accessLine(entry, new Date(time))).toBe(JSON.stringify({
           message: AccessLog.message,
           logLevel: "INFO",
           timestamp: new Date(time).toISOString(),
-          annotations: { ...entry },
-          spans: {},
-          fiberId: FiberId.threadName(fiberId)
+          annotations: { ...entry }
         }))
       }
     }
@@ -135,7 +159,7 @@ describe("the writes of the server's JSON lines", () => {
       const { stream, writes } = collecting()
       const writer = JsonLines.accessLog(stream)
       const entry: AccessLog.Entry = { method: "GET", path: "/v1/pets", status: 200, durationMs: 1, client: "127.0.0.1", keyId: undefined }
-      for (let i = 0; i < 100; i++) writer({ ...entry, path: `/v1/pets/${i}` }, FiberId.runtime(1, 0), new Date(0))
+      for (let i = 0; i < 100; i++) writer({ ...entry, path: `/v1/pets/${i}` }, new Date(0))
       yield* Effect.promise(nextTurn)
       expect(writes.length).toBeGreaterThan(1)
       for (const write of writes) expect(Buffer.byteLength(write)).toBeLessThanOrEqual(4096)

@@ -21,9 +21,9 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 type Line = { readonly message: string; readonly logLevel: string; readonly annotations: Record<string, unknown> }
 
-/** The JSON lines of stdout so far. */
+/** The JSON lines of stdout so far (a line without annotations has none). */
 const linesOf = (stdout: string): ReadonlyArray<Line> =>
-  stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Line)
+  stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => ({ annotations: {}, ...JSON.parse(line) }) as Line)
 
 /** Polls `found` until it gives a value, for at most 10 s. */
 const eventually = async <A>(found: () => A | undefined): Promise<A> => {

@@ -1,12 +1,12 @@
 /**
- * For speed only: the log's JSON lines (`Logger.jsonLogger`'s format) written once a turn, in writes
- * of at most `maxWrite` bytes, not a `console.log` each; the access line written as text.
+ * For speed only: the log's JSON lines (`JsonFormat.format`) written once a turn, in writes of at
+ * most `maxWrite` bytes, not a `console.log` each; the access line written as text.
  *
  * @internal
  */
 import { AccessLog, HttpExchange } from "@animal-store/http-adapter"
-import type { FiberId } from "effect"
 import { Effect, Layer, Logger } from "effect"
+import { format } from "./jsonFormat.js"
 
 /** The most bytes in one write: `PIPE_BUF`, so the workers' writes to one stdout pipe never interleave. @internal */
 export const maxWrite = 4096
@@ -34,10 +34,10 @@ const makeBatch = (stream: NodeJS.WritableStream, limit: number) => {
 /** The lines of stdout: the logger's and the access log's, in one order. */
 const stdout = makeBatch(process.stdout, maxWrite)
 
-/** A logger that appends each JSON line to the next batch written to `stream`. */
+/** A logger that appends each JSON line (`JsonFormat.format`) to the next batch written to `stream`. */
 export const make = (stream: NodeJS.WritableStream = process.stdout, limit = maxWrite): Logger.Logger<unknown, void> => {
   const append = stream === process.stdout ? stdout : makeBatch(stream, limit)
-  return Logger.make((options) => append(Logger.jsonLogger.log(options)))
+  return Logger.make((options) => append(format.log(options)))
 }
 
 const quote = HttpExchange.jsonString
@@ -47,22 +47,22 @@ const head = `{"message":${quote(AccessLog.message)},"logLevel":"INFO","timestam
 const probeHead = `{"message":${quote(AccessLog.message)},"logLevel":"DEBUG","timestamp":"`
 
 /**
- * The access line as `Logger.jsonLogger` writes `Effect.logInfo(AccessLog.message)` (a probe's:
- * `logDebug`) annotated with the entry, as text: a third of `JSON.stringify`'s cost. @internal
+ * The access line as `JsonFormat.format` writes `Effect.logInfo(AccessLog.message)` (a probe's: `logDebug`)
+ * annotated with the entry, as text: a third of `JSON.stringify`'s cost. @internal
  */
-export const accessLine = (entry: AccessLog.Entry, fiberId: FiberId.Runtime, date: Date): string =>
+export const accessLine = (entry: AccessLog.Entry, date: Date): string =>
   `${entry.probe === true ? probeHead : head}${date.toISOString()}","annotations":{"method":${
     quote(entry.method)
   },"path":${quote(entry.path)},"status":${jsonNumber(entry.status)},"durationMs":${
     jsonNumber(entry.durationMs)
   },"client":${quote(entry.client)}${entry.keyId === undefined ? "" : `,"keyId":${quote(entry.keyId)}`}${
     entry.requestId === undefined ? "" : `,"requestId":${quote(entry.requestId)}`
-  }},"spans":{},"fiberId":"#${fiberId.id}"}`
+  }${entry.traceId === undefined ? "" : `,"traceId":${quote(entry.traceId)}`}}}`
 
 /** The standalone server's access log: `accessLine`s in the batches of stdout. @internal */
 export const accessLog = (stream: NodeJS.WritableStream = process.stdout, limit = maxWrite): AccessLog.Writer => {
   const append = stream === process.stdout ? stdout : makeBatch(stream, limit)
-  return (entry, fiberId, date) => append(accessLine(entry, fiberId, date))
+  return (entry, date) => append(accessLine(entry, date))
 }
 
 /** `make()` in place of the default logger. @internal */

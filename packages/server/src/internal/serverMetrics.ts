@@ -11,6 +11,7 @@ import { ErrorResponse } from "@animal-store/http-adapter"
 import type { Scope } from "effect"
 import { Effect, Metric } from "effect"
 import * as Prometheus from "prom-client"
+import { spansDroppedMetric } from "../Tracing.js"
 import * as Supervision from "./supervision.js"
 import * as WorkerMetrics from "./workerMetrics.js"
 
@@ -76,6 +77,17 @@ export const make = () => {
       this.reset()
       for (const { metricKey, metricState } of Metric.unsafeSnapshot()) {
         if (metricKey.name === ErrorResponse.faultsMetric && "count" in metricState) this.inc(Number(metricState.count))
+      }
+    }
+  })
+  new Prometheus.Counter({
+    name: counterName(spansDroppedMetric),
+    help: "Trace spans dropped: in exports that failed, or refused by the exporter's full queue",
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const { metricKey, metricState } of Metric.unsafeSnapshot()) {
+        if (metricKey.name === spansDroppedMetric && "count" in metricState) this.inc(Number(metricState.count))
       }
     }
   })

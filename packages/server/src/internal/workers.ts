@@ -30,12 +30,12 @@ import {
   Fiber,
   FiberId,
   FiberRef,
-  Logger,
   LogLevel,
   Queue,
   Runtime,
   Schedule
 } from "effect"
+import * as JsonFormat from "./jsonFormat.js"
 import * as Supervision from "./supervision.js"
 import * as WorkerMetrics from "./workerMetrics.js"
 
@@ -602,7 +602,7 @@ const refusals = (pool: Pool, accessLog: boolean, runtime: Runtime.Runtime<never
       Runtime.runFork(runtime)(
         (probe ? Effect.logDebug("http.request") : Effect.logInfo("http.request")).pipe(Effect.annotateLogs({
           method: request.method ?? "",
-          path,
+          path: request.url ?? "/",
           status,
           durationMs: performance.now() - started,
           client: request.socket.remoteAddress ?? "",
@@ -781,7 +781,7 @@ export const supervise = (policy: RestartPolicy = restartDefaults): Effect.Effec
  */
 export const main = (): void => {
   const keepAlive = setInterval(() => {}, 2 ** 31 - 1)
-  Effect.runFork(supervise().pipe(Effect.provide(Logger.json))).addObserver((exit) => {
+  Effect.runFork(supervise().pipe(Effect.provide(JsonFormat.layer))).addObserver((exit) => {
     clearInterval(keepAlive)
     if (Exit.isFailure(exit)) console.error(`animal-store: unexpected error in the supervisor: ${String(exit.cause)}`)
     process.exit(Exit.isSuccess(exit) ? exit.value : 1)

@@ -27,7 +27,7 @@ export interface LogLine {
 export const logLines = (serving: Serving): ReadonlyArray<LogLine> =>
   serving.stdout().split("\n").flatMap((line) => {
     try {
-      return line.startsWith("{") ? [JSON.parse(line) as LogLine] : []
+      return line.startsWith("{") ? [{ annotations: {}, ...JSON.parse(line) } as LogLine] : []
     } catch {
       return []
     }
