@@ -56,8 +56,6 @@ const tidy = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
       return HelpDoc.sequence(tidy(doc.left), tidy(doc.right))
     case "DescriptionList":
       return HelpDoc.descriptionList(Arr.map(doc.definitions, ([span, block]): [Span.Span, HelpDoc.HelpDoc] => [span, tidy(block)]))
-    case "Enumeration":
-      return doc
     default:
       return doc
   }
