@@ -77,9 +77,65 @@ beforeAll(async () => {
     project("lean", [tarballs.core, tarballs["memory-store"]]),
     project("full", [...Object.values(tarballs), "@types/node@20"])
   ])
+  const [effectSnippet] = readmeEffect()
+  const [facadeSnippet] = readmeFacade()
+  if (effectSnippet !== undefined) Fs.writeFileSync(Path.join(full, "readme-host.ts"), effectSnippet)
+  if (facadeSnippet !== undefined) Fs.writeFileSync(Path.join(full, "readme-facade.mjs"), facadeSnippet)
 }, 600_000)
 
 afterAll(() => Fs.rmSync(scratch, { recursive: true, force: true }))
+
+/** The README's code blocks of `language` in its section `heading`. */
+const readmeBlocks = (heading: string, language: string): ReadonlyArray<string> => {
+  const readme = Fs.readFileSync(Path.join(root, "README.md"), "utf8")
+  const start = readme.indexOf(`\n## ${heading}\n`)
+  const end = readme.indexOf("\n## ", start + 1)
+  const section = readme.slice(start, end === -1 ? undefined : end)
+  return [...section.matchAll(new RegExp("```" + language + "\\n([^]*?)```", "g"))].map((match) => match[1]!)
+}
+
+/** The README's embedding examples, as written: the Effect host's (TypeScript) and the facade's. */
+const readmeEffect = () => readmeBlocks("Embedding", "ts").filter((block) => block.includes("AnimalStore.layer"))
+const readmeFacade = () => readmeBlocks("Embedding", "js").filter((block) => block.includes("AnimalStore.open"))
+
+/** Whether a process of the group `pgid` is left. */
+const alive = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * `npx animal-store serve` in the full project (as nobody when root: root writes through file
+ * modes), in a process group of its own, once it listens.
+ */
+const npxServe = async () => {
+  Fs.chmodSync(scratch, 0o755)
+  const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+  const cache = Fs.mkdtempSync(Path.join(scratch, "npm-cache-"))
+  Fs.chmodSync(cache, 0o755)
+  if (asUser.uid !== undefined) Fs.chownSync(cache, asUser.uid, asUser.gid)
+  const child = ChildProcess.spawn("npx", ["--no-install", "animal-store", "serve", "--port", "0", "--store", "memory"], {
+    detached: true,
+    cwd: full,
+    env: { ...cleanEnv, HOME: cache, npm_config_cache: cache, npm_config_update_notifier: "false" },
+    ...asUser
+  })
+  let output = ""
+  child.stderr.on("data", (chunk) => (output += chunk))
+  const origin = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (chunk) => {
+      output += chunk
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(output)
+      if (match) resolve(match[1]!)
+    })
+    child.on("close", () => reject(new Error(`serve exited: ${output}`)))
+  })
+  return { child, origin, output: () => output }
+}
 
 describe("the packed packages installed with npm outside the workspace", () => {
   it("ship built JavaScript, declarations and maps, not tests or build state", async () => {
@@ -180,7 +236,7 @@ describe("the packed packages installed with npm outside the workspace", () => {
       outDir: "out"
     }
     for (const [name, resolution] of [["nodenext", { module: "nodenext", moduleResolution: "nodenext" }], ["bundler", { module: "esnext", moduleResolution: "bundler", noEmit: true }]] as const) {
-      Fs.writeFileSync(Path.join(full, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { ...compilerOptions, ...resolution }, files: ["effect-host.ts"] }))
+      Fs.writeFileSync(Path.join(full, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { ...compilerOptions, ...resolution }, files: ["effect-host.ts", "readme-host.ts"] }))
       await succeed("node", [tsc, "-p", `tsconfig.${name}.json`], { cwd: full })
     }
   }, 300_000) // two strict compilations of every shipped declaration, pg and @effect/sql-pg included: over a minute on a loaded 2-core machine
@@ -195,32 +251,22 @@ describe("the packed packages installed with npm outside the workspace", () => {
     for (const name of packages) expect(lock.packages[`node_modules/@animal-store/${name}`].resolved, name).toMatch(/^file:/)
   })
 
+  it("the README's embedding examples type-check (above) and run as written", async () => {
+    expect(readmeEffect()).toHaveLength(1)
+    expect(readmeFacade()).toHaveLength(1)
+    for (const [file, expected] of [["out/readme-host.js", "name: 'Rex'"], ["readme-facade.mjs", ""]] as const) {
+      const cwd = Fs.mkdtempSync(Path.join(scratch, "readme-"))
+      const out = await succeed("node", [Path.join(full, file)], { cwd })
+      expect(out).toContain(expected)
+      // the examples' SQLite file, where they say
+      expect(Fs.existsSync(Path.join(cwd, "data/app.db")), file).toBe(true)
+    }
+  })
+
   it("`npx animal-store serve` answers from a read-only install", async () => {
-    Fs.chmodSync(scratch, 0o755)
     await succeed("chmod", ["-R", "a-w,a+rX", Path.join(full, "node_modules")])
-    // root writes through file modes: run the command as nobody then
-    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
-    const cache = Path.join(scratch, "npm-cache")
-    Fs.mkdirSync(cache)
-    if (asUser.uid !== undefined) Fs.chownSync(cache, asUser.uid, asUser.gid)
-    // its own process group, so that the server npx starts is stopped with it
-    const child = ChildProcess.spawn("npx", ["--no-install", "animal-store", "serve", "--port", "0", "--store", "memory"], {
-      detached: true,
-      cwd: full,
-      env: { ...cleanEnv, HOME: cache, npm_config_cache: cache, npm_config_update_notifier: "false" },
-      ...asUser
-    })
+    const { child, origin } = await npxServe()
     try {
-      let output = ""
-      const origin = await new Promise<string>((resolve, reject) => {
-        child.stdout.on("data", (chunk) => {
-          output += chunk
-          const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(output)
-          if (match) resolve(match[1]!)
-        })
-        child.stderr.on("data", (chunk) => (output += chunk))
-        child.on("close", () => reject(new Error(`serve exited: ${output}`)))
-      })
       const response = await fetch(`${origin}/v1/openapi.json`)
       expect(response.status).toBe(200)
       expect(((await response.json()) as { info: { version: string } }).info.version).toBe("1.0.0")
@@ -231,6 +277,21 @@ describe("the packed packages installed with npm outside the workspace", () => {
     }
   })
 
+  it("`npx animal-store serve` stops when npx alone gets SIGTERM", async () => {
+    const { child, origin, output } = await npxServe()
+    const group = child.pid!
+    try {
+      const closed = new Promise((resolve) => child.once("close", resolve))
+      process.kill(child.pid!, "SIGTERM")
+      await closed
+      // every process npx started (the server's supervisor and its worker) ends, and the port closes
+      await expect.poll(() => alive(group), { timeout: 60_000, interval: 200 }).toBe(false)
+      await expect(fetch(`${origin}/v1/openapi.json`)).rejects.toThrow()
+      expect(output()).toContain("the package runner that started the server exited: shutting down")
+    } finally {
+      if (alive(group)) process.kill(-group, "SIGKILL")
+    }
+  }, 120_000)
   it("each package passes `npm publish --dry-run`", async () => {
     for (const name of packages) {
       const { code, stderr } = await run("npm", ["publish", "--dry-run", tarballs[name]], { cwd: scratch })

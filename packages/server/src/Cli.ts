@@ -34,6 +34,7 @@ import {
   storeFailure
 } from "./internal/cliOptions.js"
 import * as AdminToken from "./internal/adminToken.js"
+import * as CliHelp from "./internal/cliHelp.js"
 import * as HeapPolicy from "./internal/heapPolicy.js"
 import * as JsonLines from "./internal/jsonLines.js"
 import * as KeysCommand from "./internal/keysCommand.js"
@@ -373,6 +374,9 @@ const processPolicy = (worker: boolean) =>
       (release) => Effect.sync(release)
     )))
 
+/** A failure's cause, as text. */
+const causeText = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
 /** The operations listener, with the admin API when `adminToken` is given, on `server` when given. */
 const opsListener = (
   host: string,
@@ -383,7 +387,13 @@ const opsListener = (
   Layer.unwrapScoped(Effect.gen(function*() {
     const admin = adminToken === undefined ? undefined : yield* AdminApi.httpApp(adminToken)
     return OpsListener.layer({ host, port, admin, server })
-  }))
+  })).pipe(Layer.catchAll((error) =>
+    Layer.fail(
+      error._tag === "ServeError"
+        ? new CliError({ message: `cannot listen on the operations port (--ops-port) ${host}:${port}: ${causeText(error.cause)}` })
+        : error
+    )
+  ))
 
 /** A worker's place: its ports, on the supervisor's sockets, and how many workers serve. */
 interface Supervised {
@@ -477,9 +487,7 @@ const serve = (options: ServeOptions): Effect.Effect<void, CliError> => {
       ServeError: (error) =>
         Effect.fail(
           new CliError({
-            message: `cannot listen on ${options.host}:${options.port}: ${
-              error.cause instanceof Error ? error.cause.message : String(error.cause)
-            }`
+            message: `cannot listen on ${options.host}:${options.port}: ${causeText(error.cause)}`
           })
         ),
       ProvisioningError: (error) => Effect.fail(new CliError({ message: error.message }))
@@ -487,18 +495,34 @@ const serve = (options: ServeOptions): Effect.Effect<void, CliError> => {
     Effect.provide(Layer.merge(JsonLines.layer, Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info)))
   )
 }
+const serveCommand = Command.make("serve", { options: serveOptions }, ({ options }) => serve(options)).pipe(
+  Command.withDescription(
+    `Run the HTTP server; ${KeyProvisioning.variable} provisions keys at start: ` +
+      "<key>:<plan> or <key>:enterprise:<perMinute>:<perDay>, comma-separated"
+  )
+)
+
 const command = Command.make("animal-store").pipe(
   Command.withDescription("The Animal Store server and its keys"),
-  Command.withSubcommands([
-    Command.make("serve", { options: serveOptions }, ({ options }) => serve(options)).pipe(
-      Command.withDescription(
-        `Run the HTTP server; ${KeyProvisioning.variable} provisions keys at start: ` +
-          "<key>:<plan> or <key>:enterprise:<perMinute>:<perDay>, comma-separated"
-      )
-    ),
-    KeysCommand.command
-  ])
+  Command.withSubcommands([serveCommand, KeysCommand.command])
 )
+
+/** The commands `--help` is shown for. */
+const helpEntries: ReadonlyArray<CliHelp.Entry> = [
+  CliHelp.entry([], command, true),
+  CliHelp.entry(["serve"], serveCommand, false),
+  CliHelp.entry(["keys"], KeysCommand.command, true),
+  ...KeysCommand.helpEntries
+]
+
+/** ANSI escape sequences (styles). */
+const ansi = /\x1b\[[0-9;]*[A-Za-z]/g
+
+/**
+ * Whether the help may have colours: stdout is a terminal and `NO_COLOR` is
+ * unset or empty (https://no-color.org).
+ */
+const colorOn = (env: Env): boolean => process.stdout.isTTY === true && (env.NO_COLOR ?? "") === ""
 
 /** A document's text without its styles. */
 const plainText = (doc: HelpDoc.HelpDoc): string =>
@@ -531,14 +555,22 @@ export const run = (argv: ReadonlyArray<string>, env: Env): Effect.Effect<void, 
       const message = "--log-level: expected debug, info, warn, error or none"
       return Effect.zipRight(console.error(`animal-store: ${message}`), Effect.fail(new CliError({ message })))
     }
+    const color = colorOn(env)
+    const help = CliHelp.requested(argv, helpEntries)
+    if (help !== undefined) return console.log(CliHelp.render(CliHelp.document("animal-store", version, help, helpEntries), color))
     const serveEnv = logLevel.value === undefined ? env : { ...env, [logLevelVariable]: logLevel.value }
     return Command.run(
       // The commands print on the console `run` was given...
       Command.transformHandler(command, (handler) => Effect.withConsole(handler, console)),
       { name: "animal-store", version }
     )(["node", "animal-store", ...(argv[0] === "help" ? [...argv.slice(1), "--help"] : logLevel.argv)]).pipe(
-      // ... and @effect/cli's own report of a refused command line is replaced by the one line below.
-      Effect.withConsole({ ...console, error: () => Effect.void }),
+      // ... its own output is plain text unless `color`, and its report of a refused command line is
+      // replaced by the one line below.
+      Effect.withConsole({
+        ...console,
+        log: (...args) => console.log(...(color ? args : args.map((arg) => typeof arg === "string" ? arg.replace(ansi, "") : arg))),
+        error: () => Effect.void
+      }),
       Effect.withConfigProvider(configProvider(serveEnv)),
       Effect.catchIf(ValidationError.isValidationError, (error) => Effect.fail(new CliError({ message: refusal(error, argv) }))),
       Effect.catchAllDefect((defect) =>

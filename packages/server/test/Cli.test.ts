@@ -5,6 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { PlanRateLimiter } from "@animal-store/core"
 import { Console, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
+import * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Cli from "../src/Cli.js"
@@ -206,6 +207,19 @@ describe("animal-store serve options", () => {
       const message = await failure(["serve"], { ANIMAL_STORE_API_KEYS: keys })
       expect(message).toMatch(/^ANIMAL_STORE_API_KEYS entry 1: /)
       expect(message).not.toContain(secret)
+    }
+  })
+
+  it("in-process too, names a taken operations port as the operations port", async () => {
+    const taken = Net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as Net.AddressInfo).port
+    try {
+      expect(await failure(["serve", "--port", "0", "--store", "memory", "--ops-port", String(port)])).toMatch(
+        new RegExp(`^cannot listen on the operations port \\(--ops-port\\) 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`)
+      )
+    } finally {
+      taken.close()
     }
   })
 

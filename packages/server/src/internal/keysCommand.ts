@@ -13,6 +13,7 @@ import { Console, Effect, Either, Option, Redacted } from "effect"
 import * as KeyProvisioning from "../KeyProvisioning.js"
 import * as StandaloneServer from "../StandaloneServer.js"
 import * as StoreLocation from "../StoreLocation.js"
+import * as CliHelp from "./cliHelp.js"
 import { CliError, refused, serveFlags, setting, store, storeFailure } from "./cliOptions.js"
 import * as KeyView from "./keyView.js"
 import * as Settings from "./settings.js"
@@ -136,7 +137,7 @@ const keysList = Command.make("list", { store, json }, ({ json, store }) =>
     Command.withDescription("List the keys (never their secrets): state, plan, limits, this minute's and this day's usage")
   )
 
-const id = Args.text({ name: "id" })
+const id = Args.text({ name: "id" }).pipe(Args.withDescription("the key's id, as `keys list` shows it"))
 
 const details = (view: KeyView.KeyView): string =>
   table(["id", view.id], [
@@ -171,6 +172,15 @@ const keysUnban = Command.make("unban", { store, id, json }, ({ id, json, store 
         : Console.log(lifted ? `Lifted the ban of key ${status.key.id}.` : `Key ${status.key.id} is not banned.`)))).pipe(
     Command.withDescription("Lift a key's ban")
   )
+
+/** The commands of `keys`, for their help. */
+export const helpEntries: ReadonlyArray<CliHelp.Entry> = [
+  CliHelp.entry(["keys", "create"], keysCreate, false),
+  CliHelp.entry(["keys", "list"], keysList, false),
+  CliHelp.entry(["keys", "show"], keysShow, false),
+  CliHelp.entry(["keys", "revoke"], keysRevoke, false),
+  CliHelp.entry(["keys", "unban"], keysUnban, false)
+]
 
 /** `keys` and its commands. */
 export const command = Command.make("keys").pipe(

@@ -622,16 +622,21 @@ const refusals = (pool: Pool, accessLog: boolean, runtime: Runtime.Runtime<never
   }
 }
 
-/** A socket listening on `host`:`port` whose connections go to `route`, closed with the scope. */
+/** How a refusal names the operations listener's address. */
+const opsPortName = "the operations port (--ops-port) "
+
+/** A socket listening on `host`:`port` (`what`, in a refusal) whose connections go to `route`, closed with the scope. */
 const listen = (
   host: string,
   port: number,
-  route: (socket: Net.Socket) => void
+  route: (socket: Net.Socket) => void,
+  what = ""
 ): Effect.Effect<Net.Server, WorkersError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.async<Net.Server, WorkersError>((resume) => {
       const server = Net.createServer({ pauseOnConnect: true, noDelay: true }, route)
-      const failed = (error: Error) => resume(Effect.fail(new WorkersError({ message: `cannot listen on ${host}:${port}: ${error.message}` })))
+      const failed = (error: Error) =>
+        resume(Effect.fail(new WorkersError({ message: `cannot listen on ${what}${host}:${port}: ${error.message}` })))
       server.once("error", failed)
       server.listen({ host, port }, () => {
         server.off("error", failed)
@@ -717,7 +722,7 @@ export const supervise = (policy: RestartPolicy = restartDefaults): Effect.Effec
       main: listen(config.host, config.port, (socket) => state.pool.route("main", socket)),
       ops: config.ops === undefined
         ? Effect.succeed(undefined)
-        : listen(config.ops.host, config.ops.port, (socket) => state.pool.route("ops", socket))
+        : listen(config.ops.host, config.ops.port, (socket) => state.pool.route("ops", socket), opsPortName)
     }))
     if (bound._tag === "Left") {
       yield* Effect.sync(() => console.error(`animal-store: ${bound.left.message}`))

@@ -17,7 +17,8 @@ export const fromCause = (
   fallback: SqlStoreError.Reason = "Unknown"
 ): StoreError.StoreError => {
   const code = codeOf(cause, classifier.isCode)
-  const messages = messagesOf(cause)
+  // One line: some causes (Node's own, a driver's) break their message over several.
+  const messages = messagesOf(cause).replace(/\s*\n\s*/g, " ")
   const rule = classifier.rules.find((rule) => matches(rule, code, messages))
   const reason = rule?.reason ?? fallback
   const hint = rule?.hint ?? classifier.hints[fallback] ?? classifier.hints.Unknown

@@ -8,8 +8,15 @@ import { SqlStoreError } from "@animal-store/sql-store"
  * @internal
  */
 export const classifier = SqlStoreError.make({
-  isCode: (code) => code.startsWith("SQLITE_"),
+  isCode: (code) => code.startsWith("SQLITE_") || code === "ERR_DLOPEN_FAILED",
   rules: [
+    {
+      code: /^ERR_DLOPEN_FAILED$/,
+      reason: "Unavailable",
+      hint: `the SQLite driver's native module (better-sqlite3) cannot be loaded by this Node.js (${process.version}): ` +
+        "it was built for another Node.js version or platform; rebuild it with `pnpm rebuild better-sqlite3` " +
+        "(`npm rebuild better-sqlite3` in an npm install)"
+    },
     { code: /^SQLITE_READONLY/, reason: "ReadOnly", hint: "the database file is read-only, and the store must write to it" },
     {
       code: /^SQLITE_CORRUPT|^SQLITE_NOTADB$/,

@@ -1,0 +1,49 @@
+/**
+ * `serve` started by a package runner (npx, `npm exec`, a `pnpm`/`npm`/`yarn`
+ * script) stops with it: npx does not pass a SIGTERM on to the command it
+ * runs, which would keep serving, reparented (record 0051). The supervisor
+ * watches its parent and, once it is gone, shuts down as on SIGTERM.
+ *
+ * @internal
+ */
+
+/** Whether the environment is a package runner's (each sets these for the command it runs). @internal */
+export const underPackageRunner = (env: NodeJS.ProcessEnv): boolean =>
+  env.npm_lifecycle_event !== undefined || env.npm_command !== undefined
+
+/** How often the parent is looked at. @internal */
+export const interval = 500
+
+/**
+ * Calls `gone` once when this process's parent has exited (its parent
+ * process id changed: it was reparented); the returned function stops watching.
+ * The timer keeps no process alive. @internal
+ */
+export const watch = (gone: (parent: number) => void): () => void => {
+  const parent = process.ppid
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(timer)
+    gone(parent)
+  }, interval)
+  timer.unref()
+  return () => clearInterval(timer)
+}
+
+/**
+ * Under a package runner, logs its exit and raises SIGTERM on this process
+ * once the runner is gone: the supervisor's own SIGTERM handling drains the
+ * workers and exits. Elsewhere (a shell, a service manager, `nohup`), nothing. @internal
+ */
+export const stopWithPackageRunner = (env: NodeJS.ProcessEnv = process.env): void => {
+  if (!underPackageRunner(env)) return
+  watch((parent) => {
+    const line = {
+      message: "the package runner that started the server exited: shutting down",
+      logLevel: "INFO",
+      timestamp: new Date().toISOString(),
+      annotations: { parentPid: parent }
+    }
+    process.stdout.write(`${JSON.stringify(line)}\n`, () => process.kill(process.pid, "SIGTERM"))
+  })
+}
