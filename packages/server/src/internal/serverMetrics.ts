@@ -9,6 +9,7 @@ import type { RequestObserver } from "@animal-store/http-adapter"
 import { ErrorResponse } from "@animal-store/http-adapter"
 import { Metric } from "effect"
 import * as Prometheus from "prom-client"
+import * as LockWaitsMetric from "./lockWaitsMetric.js"
 import * as Supervision from "./supervision.js"
 
 /** The boundaries advised by the OpenTelemetry HTTP semantic conventions for `http.server.request.duration`. */
@@ -23,6 +24,7 @@ const knownMethods = new Set(["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PA
 export const make = () => {
   const registry = new Prometheus.Registry()
   Prometheus.collectDefaultMetrics({ register: registry })
+  LockWaitsMetric.register(registry)
   const duration = new Prometheus.Histogram({
     name: "http_server_request_duration_seconds",
     help: "Duration of HTTP server requests (http.server.request.duration); its count is the number of requests",
