@@ -27,7 +27,7 @@ import { expectedStatus, httpScenarios, requestOf, statuses } from "./httpScenar
 import * as SealedCursors from "./sealedCursors.js"
 import type { Started } from "./serverProcess.js"
 import { canPin, cpuSeconds, freePort, root, serveCommand, serverCpuSeconds, start, stop, waitReady } from "./serverProcess.js"
-import { runWorkers, workersMissed, workersTable } from "./workers.js"
+import { runWorkers, workersMissed, workersStoreLines, workersTable } from "./workers.js"
 import { requireWrk, runWrk } from "./wrk.js"
 
 const { values: flags } = parseArgs({
@@ -329,7 +329,7 @@ if (flags.workers && flags.only === undefined && !flags.ceiling) {
     (line) => process.stderr.write(`${line}\n`)
   )
   const missed = workersMissed(report)
-  console.log(`\nOne worker against two (--workers), ${report.cores} cores\n${workersTable(report)}`)
+  console.log(`\nOne worker against two (--workers), ${report.cores} cores\n${workersTable(report)}\n\n${workersStoreLines(report).join("\n")}`)
   for (const line of missed) console.log(`missed: ${line}`)
   failed = failed || (flags.check && missed.length > 0)
 }
