@@ -9,15 +9,8 @@ import { Pet } from "@animal-store/core"
 /** A row of the pets table, as `pg` gives it (`bigint` columns as strings). @internal */
 export type PetRow = readonly [id: string, name: string, categoryId: string, status: Pet.PetStatus, nameUtf8: Uint8Array | null]
 
-interface Fields {
-  id: Pet.PetId
-  name: string
-  categoryId: Pet.CategoryId
-  status: Pet.PetStatus
-}
-
-/** Its instances are `Pet`s: their prototype is `Pet`'s, their fields its fields. */
-const StoredPet = function(this: Fields, row: PetRow) {
+/** Its instances are `Pet`s: `Pet`'s prototype, `Pet`'s fields. */
+const StoredPet = function(this: { -readonly [K in keyof Pet.Pet]: Pet.Pet[K] }, row: PetRow) {
   this.id = Number(row[0]) as Pet.PetId
   this.name = row[4] === null ? row[1] : Buffer.from(row[4]).toString("utf8")
   this.categoryId = Number(row[2]) as Pet.CategoryId
