@@ -46,7 +46,7 @@ describe("lock waits on the operations listener", () => {
       ANIMAL_STORE_API_KEYS: `${key}:enterprise:1000:100000`,
       ANIMAL_STORE_ACCESS_LOG: "off"
     })
-    const holder = new Database(filename, { timeout: 10_000 })
+    const holder = new Database(filename, { fileMustExist: true })
     try {
       const ops = await opsOrigin(serving)
       const headers = { authorization: `Bearer ${key}` }
@@ -54,11 +54,11 @@ describe("lock waits on the operations listener", () => {
       const before = await lockWaits(ops)
       expect(before).toMatchObject({ type: "HISTOGRAM", count: 0 })
 
-      holder.exec("BEGIN IMMEDIATE")
+      holder.prepare("BEGIN IMMEDIATE").run()
       const started = Date.now()
       const answered = fetch(`${serving.origin}/v1/pets`, { headers }).then((response) => response.status)
       await new Promise((resolve) => setTimeout(resolve, 300))
-      holder.exec("COMMIT")
+      holder.prepare("COMMIT").run()
       expect(await answered).toBe(200)
       const waited = (Date.now() - started) / 1000
 
