@@ -7,6 +7,8 @@
  * two servers on each scenario (the order alternates every round); a
  * scenario's ratios are the medians of its rounds' ratios. Servers pinned to
  * core 0, wrk to core 1 when `taskset` can; PostgreSQL runs where it may.
+ * Each side's CPU per request is reported twice: its server's processes', and
+ * its database's backends' (from `/proc`).
  *
  *   pnpm bench:postgres [--check] [--rounds N] [--seconds N] [--connections N] [--pets N] [--only <scenario>]
  *   pnpm bench:postgres --ceiling [--pools 2,5,10,20]   one key's requests per second by pool size

@@ -94,6 +94,8 @@ export interface WorkersStoreReport {
 export interface WorkersReport {
   readonly options: WorkersOptions
   readonly cores: number
+  /** The one-minute load average at the start and at the end: other work on the machine moves the figures. */
+  readonly loadAverage: readonly [number, number]
   readonly results: ReadonlyArray<WorkersResult>
   readonly stores: ReadonlyArray<WorkersStoreReport>
 }
@@ -248,6 +250,7 @@ const prepareStore = async (
 export const runWorkers = async (options: WorkersOptions, log: (line: string) => void): Promise<WorkersReport> => {
   requireWrk()
   if (!Fs.existsSync(Path.join(root, bin))) throw new Error(`${bin} is missing: run pnpm build first`)
+  const loadAtStart = Os.loadavg()[0]!
   const results: Array<WorkersResult> = []
   const stores: Array<WorkersStoreReport> = []
   for (const store of options.stores) {
@@ -338,7 +341,7 @@ export const runWorkers = async (options: WorkersOptions, log: (line: string) =>
       Fs.rmSync(folder, { recursive: true, force: true })
     }
   }
-  return { options, cores: Os.availableParallelism(), results, stores }
+  return { options, cores: Os.availableParallelism(), loadAverage: [loadAtStart, Os.loadavg()[0]!], results, stores }
 }
 
 /** The results that miss the target, as lines. */
@@ -416,7 +419,7 @@ if (process.argv[1] !== undefined && Path.resolve(process.argv[1]) === fileURLTo
   const missed = workersMissed(report)
   console.log(
     `${report.options.connections} connections, ${report.options.seconds} s a run, ${report.options.rounds} round(s), ` +
-      `${report.cores} cores, unpinned\n${workersTable(report)}\n\n${workersStoreLines(report).join("\n")}\n\n` +
+      `${report.cores} cores, unpinned, load average ${report.loadAverage.map((load) => load.toFixed(1)).join(" at the start, ")} at the end\n${workersTable(report)}\n\n${workersStoreLines(report).join("\n")}\n\n` +
       (missed.length === 0 ? "Every target met" : missed.map((line) => `missed: ${line}`).join("\n"))
   )
   Fs.mkdirSync(Path.join(root, "bench/results"), { recursive: true })
