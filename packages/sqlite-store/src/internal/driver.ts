@@ -22,14 +22,10 @@ export interface Connection {
   close(): void
 }
 
-/** How long a statement waits in SQLite for another connection's lock before it fails. @internal */
-export const busyTimeoutMillis = 1
-
 /**
  * Opens the existing database `filename` with the given `synchronous` and WAL pages between automatic
- * checkpoints, and a busy timeout of 1 ms: a statement refused by another connection's lock sleeps
- * once for 1 ms and tries again (a write holds the lock for tens of µs), then fails (`SQLITE_BUSY`),
- * to be retried off the event loop (record 0059).
+ * checkpoints, and no busy timeout: a statement refused by another connection's lock fails at once
+ * (`SQLITE_BUSY`), to be retried off the event loop.
  *
  * @internal
  */
@@ -41,7 +37,7 @@ export const open = (
     filename: string,
     options: { readonly fileMustExist: boolean; readonly timeout: number }
   ) => Connection
-  const connection = new Database(filename, { fileMustExist: true, timeout: busyTimeoutMillis })
+  const connection = new Database(filename, { fileMustExist: true, timeout: 0 })
   try {
     connection.pragma(`synchronous = ${Math.trunc(settings.synchronous)}`)
     connection.pragma(`wal_autocheckpoint = ${Math.trunc(settings.autocheckpoint)}`)
