@@ -7,6 +7,8 @@
  * two servers on each scenario (the order alternates every round); a
  * scenario's ratios are the medians of its rounds' ratios. Servers pinned to
  * core 0, wrk to core 1 when `taskset` can; PostgreSQL runs where it may.
+ * Each side's CPU per request is reported twice: its server's processes', and
+ * its database's backends' (from `/proc`).
  *
  *   pnpm bench:postgres [--check] [--rounds N] [--seconds N] [--connections N] [--pets N] [--only <scenario>]
  *   pnpm bench:postgres --ceiling [--pools 2,5,10,20]   one key's requests per second by pool size
@@ -26,8 +28,8 @@ import type { HttpScenario, LoadPlan } from "./httpScenarios.js"
 import { expectedStatus, httpScenarios, requestOf, statuses } from "./httpScenarios.js"
 import * as SealedCursors from "./sealedCursors.js"
 import type { Started } from "./serverProcess.js"
-import { canPin, freePort, root, serveCommand, serverCpuSeconds, start, stop, waitReady } from "./serverProcess.js"
-import { runWorkers, workersMissed, workersTable } from "./workers.js"
+import { canPin, cpuSeconds, freePort, root, serveCommand, serverCpuSeconds, start, stop, waitReady } from "./serverProcess.js"
+import { runWorkers, workersMissed, workersStoreLines, workersTable } from "./workers.js"
 import { requireWrk, runWrk } from "./wrk.js"
 
 const { values: flags } = parseArgs({
@@ -57,6 +59,9 @@ const key = "ask_live_benchmarkkey0000000000"
 const cursorSecret = randomBytes(32).toString("hex")
 const pinned = canPin()
 const log = (line: string) => process.stderr.write(`${line}\n`)
+/** The one-minute load average, for the report: other work on the machine moves the figures. */
+const loadAverage = () => Os.loadavg()[0]!.toFixed(1)
+const loadAtStart = loadAverage()
 
 /** The reference compiled as a deployed service runs: JavaScript, `pg` bundled in, plain `node`. */
 const compileReference = async (): Promise<string> => {
@@ -85,7 +90,31 @@ interface Running {
   readonly side: Side
   readonly started: Started
   readonly origin: string
+  /** The database it runs on, in the bench's cluster. */
+  readonly database: string
 }
+
+/**
+ * The CPU seconds each backend of `database` has used (PostgreSQL names a backend's process
+ * `postgres: <user> <database> <client> <state>`), by pid.
+ */
+const backendCpu = (database: string): Map<number, number> => {
+  const found = new Map<number, number>()
+  for (const entry of Fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const title = Fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ")
+      if (title.startsWith("postgres: ") && title.split(" ")[2] === database) found.set(Number(entry), cpuSeconds(Number(entry)))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
+/** The CPU seconds `database`'s backends used from `before` (a `backendCpu`) until now; backends gone since are not counted. */
+const backendCpuSince = (database: string, before: Map<number, number>): number =>
+  [...backendCpu(database)].reduce((sum, [pid, seconds]) => sum + seconds - (before.get(pid) ?? 0), 0)
 
 const logFile = (name: string) => {
   Fs.mkdirSync(Path.join(root, ".bench"), { recursive: true })
@@ -104,7 +133,7 @@ const startOurs = async (store: string, poolSize: number): Promise<Running> => {
   )
   const origin = `http://127.0.0.1:${port}`
   await waitReady("the server", started, `${origin}/healthz`)
-  return { side: "ours", started, origin }
+  return { side: "ours", started, origin, database: new URL(store).pathname.slice(1) }
 }
 
 const startReference = async (script: string, url: string, poolSize: number): Promise<Running> => {
@@ -119,21 +148,25 @@ const startReference = async (script: string, url: string, poolSize: number): Pr
   )
   const origin = `http://127.0.0.1:${port}`
   await waitReady("the reference", started, `${origin}/v1/nothing`)
-  return { side: "reference", started, origin }
+  return { side: "reference", started, origin, database: new URL(url).pathname.slice(1) }
 }
 
 interface Measure {
   readonly requestsPerSecond: number
   readonly latencyP99Ms: number
   readonly cpuMicrosPerRequest: number
+  /** CPU time of the server's PostgreSQL backends per request. */
+  readonly databaseCpuMicrosPerRequest: number
   readonly unexpected: number
 }
 
 const measure = async (server: Running, scenario: HttpScenario, plan: LoadPlan, duration: number): Promise<Measure> => {
   const pid = server.started.child.pid!
   const cpuBefore = serverCpuSeconds(pid)
+  const databaseBefore = backendCpu(server.database)
   const result = await runWrk(server.origin, connections, duration, requestOf(scenario, plan))
   const cpu = serverCpuSeconds(pid) - cpuBefore
+  const databaseCpu = backendCpuSince(server.database, databaseBefore)
   const unexpected = result.errors + Object.entries(result.statusCounts)
     .filter(([status]) => Number(status) !== expectedStatus[scenario])
     .reduce((sum, [, count]) => sum + count, 0)
@@ -141,6 +174,7 @@ const measure = async (server: Running, scenario: HttpScenario, plan: LoadPlan, 
     requestsPerSecond: result.requests / result.seconds,
     latencyP99Ms: result.latencyP99Ms,
     cpuMicrosPerRequest: (cpu / Math.max(1, result.requests)) * 1e6,
+    databaseCpuMicrosPerRequest: (databaseCpu / Math.max(1, result.requests)) * 1e6,
     unexpected
   }
 }
@@ -258,6 +292,7 @@ try {
         requestsPerSecond: median(all.map((r) => r[s].requestsPerSecond)),
         latencyP99Ms: median(all.map((r) => r[s].latencyP99Ms)),
         cpuMicrosPerRequest: median(all.map((r) => r[s].cpuMicrosPerRequest)),
+        databaseCpuMicrosPerRequest: median(all.map((r) => r[s].databaseCpuMicrosPerRequest)),
         unexpected: all.reduce((sum, r) => sum + r[s].unexpected, 0)
       })
       if (ratio < 1.0) missed.push(`${scenario}: throughput ${ratio.toFixed(2)}x the reference (at least 1.0x)`)
@@ -267,18 +302,22 @@ try {
       }
       return { scenario, ratio, p99Ratio, ours: side("ours"), reference: side("reference") }
     })
-    console.log(`${header}, median of ${rounds} interleaved rounds of ${seconds} s, pool ${pool}\n`)
+    console.log(
+      `${header}, median of ${rounds} interleaved rounds of ${seconds} s, pool ${pool}, load average ${loadAtStart} at the start, ${loadAverage()} at the end\n`
+    )
     console.log("| scenario | this server | reference (node:http + pg) | throughput | p99 |")
     console.log("|---|--:|--:|--:|--:|")
     for (const r of results) {
-      const cell = (m: typeof r.ours) => `${fmt(m.requestsPerSecond)} req/s, p99 ${fmt(m.latencyP99Ms)} ms, ${fmt(m.cpuMicrosPerRequest)} µs CPU/req`
+      const cell = (m: typeof r.ours) => `${fmt(m.requestsPerSecond)} req/s, p99 ${fmt(m.latencyP99Ms)} ms, CPU/req ${fmt(m.cpuMicrosPerRequest)} µs + database ${
+          fmt(m.databaseCpuMicrosPerRequest)
+        } µs`
       console.log(`| ${r.scenario} | ${cell(r.ours)} | ${cell(r.reference)} | ${r.ratio.toFixed(2)}x | ${r.p99Ratio.toFixed(2)}x |`)
     }
     for (const line of missed) console.log(`missed: ${line}`)
     Fs.mkdirSync(Path.join(root, "bench/results"), { recursive: true })
     Fs.writeFileSync(
       Path.join(root, "bench/results/postgres.json"),
-      JSON.stringify({ pets, connections, rounds, seconds, pool, results, missed }, null, 2)
+      JSON.stringify({ pets, connections, rounds, seconds, pool, loadAverage: [loadAtStart, loadAverage()], results, missed }, null, 2)
     )
     failed = flags.check && missed.length > 0
   }
@@ -292,7 +331,7 @@ if (flags.workers && flags.only === undefined && !flags.ceiling) {
     (line) => process.stderr.write(`${line}\n`)
   )
   const missed = workersMissed(report)
-  console.log(`\nOne worker against two (--workers), ${report.cores} cores\n${workersTable(report)}`)
+  console.log(`\nOne worker against two (--workers), ${report.cores} cores\n${workersTable(report)}\n\n${workersStoreLines(report).join("\n")}`)
   for (const line of missed) console.log(`missed: ${line}`)
   failed = failed || (flags.check && missed.length > 0)
 }

@@ -65,10 +65,87 @@ export interface WorkersResult {
   readonly cpuRoundRatios: ReadonlyArray<number>
 }
 
+/** The SQLite store's lock waits over a server's whole run, from its `/metrics`. */
+export interface LockWaits {
+  /** Port calls refused by another process's lock, which then waited. */
+  readonly waits: number
+  readonly totalSeconds: number
+  /** The upper bound of the histogram bucket holding the 99th percentile of the waits (0 when none waited). */
+  readonly p99AtMostSeconds: number
+}
+
+/** A key with a small limit per minute, hammered through every worker at once. */
+export interface Exactness {
+  readonly limit: number
+  readonly sent: number
+  readonly accepted: number
+  readonly refused: number
+  readonly other: number
+}
+
+export interface WorkersStoreReport {
+  readonly store: WorkersStore
+  /** The server with two workers, on SQLite. */
+  readonly lockWaits?: LockWaits | undefined
+  /** On the server with two workers. */
+  readonly exactness: Exactness
+}
+
 export interface WorkersReport {
   readonly options: WorkersOptions
   readonly cores: number
+  /** The one-minute load average at the start and at the end: other work on the machine moves the figures. */
+  readonly loadAverage: readonly [number, number]
   readonly results: ReadonlyArray<WorkersResult>
+  readonly stores: ReadonlyArray<WorkersStoreReport>
+}
+
+/** The longest lock wait the 99th percentile may reach (on SQLite with two workers). */
+export const lockWaitTargetSeconds = 0.05
+
+/** The lock-wait histogram of a server's `/metrics` text (summed over its workers). */
+export const lockWaitsOf = (text: string): LockWaits | undefined => {
+  const name = "animal_store_sqlite_lock_wait_seconds"
+  const buckets: Array<readonly [number, number]> = []
+  let waits: number | undefined
+  let totalSeconds = 0
+  for (const line of text.split("\n")) {
+    const bucket = new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)$`).exec(line)
+    if (bucket !== null) buckets.push([bucket[1] === "+Inf" ? Infinity : Number(bucket[1]), Number(bucket[2])])
+    if (line.startsWith(`${name}_count `)) waits = Number(line.slice(name.length + 7))
+    if (line.startsWith(`${name}_sum `)) totalSeconds = Number(line.slice(name.length + 5))
+  }
+  if (waits === undefined) return undefined
+  buckets.sort(([a], [b]) => a - b)
+  const p99 = waits === 0 ? 0 : buckets.find(([, count]) => count >= 0.99 * waits!)?.[0] ?? Infinity
+  return { waits, totalSeconds, p99AtMostSeconds: p99 }
+}
+
+/** Waits until at least `seconds` are left in the current UTC minute (a key's minute window). */
+const awayFromMinuteEnd = async (seconds: number) => {
+  const left = 60_000 - (Date.now() % 60_000)
+  if (left < seconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 100))
+}
+
+/**
+ * Sends `sent` requests with `key` (a limit of `limit` a minute), 16 at a time on connections of
+ * their own, so every worker counts some: exact limits accept `limit` of them and refuse the rest.
+ */
+const checkExact = async (origin: string, key: string, limit: number, sent: number): Promise<Exactness> => {
+  await awayFromMinuteEnd(20)
+  const statuses: Array<number> = []
+  let next = 0
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < sent) {
+      next++
+      const response = await fetch(`${origin}/v1/pets/1`, { headers: { authorization: `Bearer ${key}` } })
+      await response.arrayBuffer()
+      statuses.push(response.status)
+    }
+  }))
+  const accepted = statuses.filter((status) => status === 200).length
+  const refused = statuses.filter((status) => status === 429).length
+  return { limit, sent, accepted, refused, other: statuses.length - accepted - refused }
 }
 
 /** The largest growth of CPU per request from one worker to two that meets the target. */
@@ -173,7 +250,9 @@ const prepareStore = async (
 export const runWorkers = async (options: WorkersOptions, log: (line: string) => void): Promise<WorkersReport> => {
   requireWrk()
   if (!Fs.existsSync(Path.join(root, bin))) throw new Error(`${bin} is missing: run pnpm build first`)
+  const loadAtStart = Os.loadavg()[0]!
   const results: Array<WorkersResult> = []
+  const stores: Array<WorkersStoreReport> = []
   for (const store of options.stores) {
     log(`${store}: ${options.pets.toLocaleString("en-US")} animals, one worker and two`)
     const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bench-workers-"))
@@ -181,13 +260,25 @@ export const runWorkers = async (options: WorkersOptions, log: (line: string) =>
     const servers: Array<Started> = []
     try {
       const { key, keyEntry } = benchKey()
+      const exact = { key: benchKey().key, limit: 300 }
       const ports = { 1: await freePort(), 2: await freePort() }
+      const opsPorts = { 1: await freePort(), 2: await freePort() }
       const started = {} as Record<1 | 2, Started>
       for (const workers of [1, 2] as const) {
         started[workers] = start(
-          serveCommand(ports[workers], prepared.urls[workers], ["--anonymous-per-minute", String(unlimited), "--workers", String(workers)]),
+          serveCommand(ports[workers], prepared.urls[workers], [
+            "--anonymous-per-minute",
+            String(unlimited),
+            "--workers",
+            String(workers),
+            "--ops-port",
+            String(opsPorts[workers])
+          ]),
           {
-            env: { ANIMAL_STORE_API_KEYS: keyEntry, ANIMAL_STORE_CURSOR_SECRET: cursorSecret },
+            env: {
+              ANIMAL_STORE_API_KEYS: `${keyEntry},${exact.key}:enterprise:${exact.limit}:${unlimited}`,
+              ANIMAL_STORE_CURSOR_SECRET: cursorSecret
+            },
             logFile: Path.join(folder, `server-${workers}.log`)
           }
         )
@@ -210,6 +301,14 @@ export const runWorkers = async (options: WorkersOptions, log: (line: string) =>
           throw new Error(`The server with ${workers} worker(s) exited during the run:\n${started[workers].output()}`)
         }
       }
+      const lockWaits = store === "sqlite"
+        ? lockWaitsOf(await (await fetch(`http://127.0.0.1:${opsPorts[2]}/metrics`)).text())
+        : undefined
+      if (store === "sqlite" && lockWaits === undefined) throw new Error("The SQLite server's /metrics has no lock-wait histogram")
+      const exactness = await checkExact(urls[labels[2]]!, exact.key, exact.limit, Math.round(exact.limit * 1.5))
+      stores.push({ store, lockWaits, exactness })
+      log(`  limits with two workers: ${exactness.accepted} of ${exactness.sent} accepted, limit ${exactness.limit}` +
+        (lockWaits === undefined ? "" : `; lock waits: ${lockWaits.waits}, p99 at most ${lockWaits.p99AtMostSeconds * 1000} ms`))
       for (const scenario of httpScenarios) {
         const of = (workers: 1 | 2) => measures.filter((m) => m.scenario === scenario && m.workers === workers)
         const [one, two] = [of(1), of(2)]
@@ -242,13 +341,33 @@ export const runWorkers = async (options: WorkersOptions, log: (line: string) =>
       Fs.rmSync(folder, { recursive: true, force: true })
     }
   }
-  return { options, cores: Os.availableParallelism(), results }
+  return { options, cores: Os.availableParallelism(), loadAverage: [loadAtStart, Os.loadavg()[0]!], results, stores }
 }
 
 /** The results that miss the target, as lines. */
-export const workersMissed = (report: WorkersReport): ReadonlyArray<string> =>
-  report.results.filter((result) => result.cpuRatio > cpuGrowthTarget).map((result) =>
+export const workersMissed = (report: WorkersReport): ReadonlyArray<string> => [
+  ...report.results.filter((result) => result.cpuRatio > cpuGrowthTarget).map((result) =>
     `${result.store} ${result.scenario}: CPU per request ${result.cpuRatio.toFixed(2)}x from one worker to two (target at most ${cpuGrowthTarget}x)`
+  ),
+  ...report.stores.flatMap(({ exactness: e, lockWaits, store }) => [
+    ...(e.accepted !== e.limit || e.refused !== e.sent - e.limit
+      ? [`${store}: two workers accepted ${e.accepted} and refused ${e.refused} of ${e.sent} requests of a key limited to ${e.limit} a minute (${e.other} other)`]
+      : []),
+    ...(lockWaits !== undefined && lockWaits.p99AtMostSeconds > lockWaitTargetSeconds
+      ? [`${store}: p99 of the lock waits at most ${lockWaits.p99AtMostSeconds * 1000} ms (target at most ${lockWaitTargetSeconds * 1000} ms)`]
+      : [])
+  ])
+]
+
+/** Each store's exactness and lock waits, as lines. */
+export const workersStoreLines = (report: WorkersReport): ReadonlyArray<string> =>
+  report.stores.map(({ exactness: e, lockWaits, store }) =>
+    `${store}, two workers: a key limited to ${e.limit} a minute, ${e.sent} requests 16 at a time: ${e.accepted} accepted, ${e.refused} refused` +
+    (e.other > 0 ? `, ${e.other} other` : "") +
+    (lockWaits === undefined ? "" : lockWaits.waits === 0
+      ? "; no port call waited for the other process's lock"
+      : `; ${lockWaits.waits.toLocaleString("en-US")} port calls waited for the other process's lock, ` +
+        `${(lockWaits.totalSeconds * 1000 / lockWaits.waits).toFixed(1)} ms on average, p99 at most ${lockWaits.p99AtMostSeconds * 1000} ms (target ${lockWaitTargetSeconds * 1000} ms)`)
   )
 
 const cell = (measure: WorkersMeasure): string =>
@@ -300,7 +419,7 @@ if (process.argv[1] !== undefined && Path.resolve(process.argv[1]) === fileURLTo
   const missed = workersMissed(report)
   console.log(
     `${report.options.connections} connections, ${report.options.seconds} s a run, ${report.options.rounds} round(s), ` +
-      `${report.cores} cores, unpinned\n${workersTable(report)}\n\n` +
+      `${report.cores} cores, unpinned, load average ${report.loadAverage.map((load) => load.toFixed(1)).join(" at the start, ")} at the end\n${workersTable(report)}\n\n${workersStoreLines(report).join("\n")}\n\n` +
       (missed.length === 0 ? "Every target met" : missed.map((line) => `missed: ${line}`).join("\n"))
   )
   Fs.mkdirSync(Path.join(root, "bench/results"), { recursive: true })

@@ -15,6 +15,7 @@ import type { Scope } from "effect"
 import { Duration, Effect, Layer, Option } from "effect"
 import * as FoundKeys from "./internal/foundKeys.js"
 import * as Listener from "./internal/listener.js"
+import * as Prepared from "./internal/prepared.js"
 import { mapStoreError } from "./internal/storeError.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
 
@@ -37,7 +38,8 @@ export const keyCacheTtl: Duration.Duration = Duration.seconds(1)
  */
 export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, PostgresDatabase.PostgresDatabase | Scope.Scope> =
   Effect.gen(function*() {
-    const { listenUrl, schema, sql, table } = yield* PostgresDatabase.PostgresDatabase
+    const database = yield* PostgresDatabase.PostgresDatabase
+    const { listenUrl, schema, sql, table } = database
     const found = FoundKeys.make(yield* Effect.clock, Duration.toMillis(keyCacheTtl))
     const channel = `${FoundKeys.channel}_${schema}`
     if (listenUrl !== undefined) yield* Listener.listen(listenUrl, channel, found.forget)
@@ -53,15 +55,16 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Postgres
       SELECT ${columns}, pg_notify($3, 'revoked')::text FROM r`
     const rows = (text: string, params: ReadonlyArray<unknown> = []) =>
       sql.unsafe(text, params).values as unknown as Effect.Effect<ReadonlyArray<ApiKeyRow.ApiKeyRow>, SqlError>
+    const findRows = Prepared.values<ApiKeyRow.ApiKeyRow>(database, findByDigestSql)
     const findByDigest = (digest: string) =>
-      Effect.map(rows(findByDigestSql, [digest]), (found) => Option.map(Option.fromNullable(found[0]), ApiKeyRow.toApiKey))
+      Effect.map(findRows([digest]), (found) => Option.map(Option.fromNullable(found[0]), ApiKeyRow.toApiKey))
     const findKept = (digest: string) =>
       Effect.suspend(() => {
         const kept = found.get(digest)
         if (kept !== undefined) return Effect.succeed(kept)
         const generation = found.generation()
         return Effect.map(
-          rows(findByDigestSql, [digest]),
+          findRows([digest]),
           (row) => row[0] === undefined ? Option.none() : found.keep(ApiKeyRow.toApiKey(row[0]), generation)
         )
       })

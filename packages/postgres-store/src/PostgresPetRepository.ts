@@ -7,9 +7,9 @@
  * @since 1.0.0
  */
 import { PetRepository } from "@animal-store/core"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Option } from "effect"
 import { type PetRow, toPet } from "./internal/petRows.js"
+import * as Prepared from "./internal/prepared.js"
 import { mapStoreError } from "./internal/storeError.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
 
@@ -18,20 +18,21 @@ import * as PostgresDatabase from "./PostgresDatabase.js"
  * @category constructors
  */
 export const make: Effect.Effect<PetRepository.PetRepositoryService, never, PostgresDatabase.PostgresDatabase> =
-  Effect.map(PostgresDatabase.PostgresDatabase, ({ sql, table }) => {
-    const pets = table("pets")
+  Effect.map(PostgresDatabase.PostgresDatabase, (db) => {
+    const pets = db.table("pets")
     const columns = "id, name, category_id, status, name_utf8"
     const insertSql = `INSERT INTO ${pets} (name, name_utf8, category_id, status) VALUES ($1, $2, $3, $4)
       RETURNING ${columns}`
     const findByIdSql = `SELECT ${columns} FROM ${pets} WHERE id = $1`
     const listSql = `SELECT ${columns} FROM ${pets} WHERE id > $1 ORDER BY id LIMIT $2`
     const listByStatusSql = `SELECT ${columns} FROM ${pets} WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`
-    const rows = (text: string, params: ReadonlyArray<unknown>) =>
-      sql.unsafe(text, params).values as unknown as Effect.Effect<ReadonlyArray<PetRow>, SqlError>
+    const insert = Prepared.values<PetRow>(db, insertSql)
+    const findById = Prepared.values<PetRow>(db, findByIdSql)
+    const list = Prepared.values<PetRow>(db, listSql)
+    const listByStatus = Prepared.values<PetRow>(db, listByStatusSql)
     return {
       insert: (pet) =>
-        rows(
-          insertSql,
+        insert(
           pet.name.includes("\u0000")
             ? [pet.name.replaceAll("\u0000", "\ufffd"), Buffer.from(pet.name, "utf8"), pet.categoryId, pet.status]
             : [pet.name, null, pet.categoryId, pet.status]
@@ -40,14 +41,14 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Post
           mapStoreError("Storing an animal")
         ),
       findById: (id) =>
-        rows(findByIdSql, [id]).pipe(
+        findById([id]).pipe(
           Effect.map((found) => Option.map(Option.fromNullable(found[0]), toPet)),
           mapStoreError("Reading an animal")
         ),
       list: ({ afterId = 0, limit, status }) =>
         (status === undefined
-          ? rows(listSql, [afterId, limit])
-          : rows(listByStatusSql, [status, afterId, limit])).pipe(
+          ? list([afterId, limit])
+          : listByStatus([status, afterId, limit])).pipe(
             Effect.map((found) => found.map(toPet)),
             mapStoreError("Listing animals")
           )

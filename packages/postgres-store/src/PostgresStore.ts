@@ -24,6 +24,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import type { ConfigError, Scope } from "effect"
 import { Config, Context, Duration, Effect, Layer, Redacted } from "effect"
 import Pg from "pg"
+import * as Prepared from "./internal/prepared.js"
 import { classifier, fromCause, mapStoreError } from "./internal/storeError.js"
 import * as PostgresApiKeyStore from "./PostgresApiKeyStore.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
@@ -85,6 +86,7 @@ export const makeClient = (options: Options): Effect.Effect<PgClient.PgClient, S
     const opening = `Connecting to the PostgreSQL database ${PostgresUrl.redact(url)}`
     const statementTimeout = millis(options.statementTimeout ?? defaults.statementTimeout)
     const connectTimeout = millis(options.connectTimeout ?? defaults.connectTimeout)
+    let opened: Pg.Pool | undefined
     const client = yield* PgClient.fromPool({
       acquire: Effect.acquireRelease(
         Effect.try({
@@ -105,6 +107,7 @@ export const makeClient = (options: Options): Effect.Effect<PgClient.PgClient, S
             // A connection that breaks while idle in the pool is dropped by
             // the pool; without a listener, the error would end the process.
             pool.on("error", () => {})
+            opened = pool
             return pool
           },
           catch: (cause) => new SqlError({ cause, message: "Invalid PostgreSQL connection settings" })
@@ -113,6 +116,7 @@ export const makeClient = (options: Options): Effect.Effect<PgClient.PgClient, S
       ),
       applicationName: options.applicationName ?? defaults.applicationName
     }).pipe(Effect.provide(Reactivity.layer), Effect.mapError((error) => fromCause(opening, error, "Unavailable")))
+    if (opened !== undefined) Prepared.ownPool(client, opened)
     yield* client.unsafe("SELECT 1").pipe(
       Effect.timeoutFail({
         duration: Duration.millis(Math.max(connectTimeout, 1_000)),

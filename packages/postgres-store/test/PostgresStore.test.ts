@@ -1,6 +1,7 @@
 import { Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
 import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Exit, Layer } from "effect"
 import Pg from "pg"
 import { PostgresDatabase, PostgresMigrations, PostgresStore, PostgresUrl } from "../src/index.js"
@@ -138,5 +139,44 @@ describe("PostgresStore", () => {
       expect(PostgresUrl.redact("postgres://u:p%40ss@h:5/db?password=x&sslmode=require")).toBe(
         "postgres://u:***@h:5/db?password=***&sslmode=require"
       )
+    }))
+})
+
+describe("PostgresStore's statements", () => {
+  const onOwnPool = (schema: string, maxConnections: number) => {
+    const client = PostgresStore.layerClient({ url: cluster().url, maxConnections })
+    return Layer.fresh(Layer.merge(Layer.provide(PostgresStore.layerOnClient({ schema }), client), client))
+  }
+
+  it.effect("on the store's own pool, a listing is a statement prepared once in its connection", () =>
+    Effect.gen(function*() {
+      const schema = freshSchema()
+      const prepared = yield* Effect.gen(function*() {
+        const pets = yield* PetRepository.PetRepository
+        yield* pets.insert(newPet("Rex"))
+        for (let i = 0; i < 3; i++) expect((yield* pets.list({ limit: 10, status: "available" })).map((pet) => pet.name)).toEqual(["Rex"])
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql.unsafe<{ readonly statement: string }>("SELECT statement FROM pg_prepared_statements")
+      }).pipe(Effect.provide(onOwnPool(schema, 1)))
+      expect(prepared.filter((row) => row.statement.includes(`"${schema}"."pets" WHERE status = $1`))).toHaveLength(1)
+    }))
+
+  it.effect("within a transaction of the store's client, the ports run on the transaction's connection", () =>
+    Effect.gen(function*() {
+      const schema = freshSchema()
+      const [inside, after] = yield* Effect.gen(function*() {
+        const pets = yield* PetRepository.PetRepository
+        const sql = yield* SqlClient.SqlClient
+        let seen: ReadonlyArray<string> = []
+        const rolledBack = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* pets.insert(newPet("Uncommitted"))
+          seen = (yield* pets.list({ limit: 10 })).map((pet) => pet.name)
+          return yield* Effect.fail("roll back" as const)
+        })).pipe(Effect.flip)
+        expect(rolledBack).toBe("roll back")
+        return [seen, (yield* pets.list({ limit: 10 })).map((pet) => pet.name)] as const
+      }).pipe(Effect.provide(onOwnPool(schema, 2)))
+      expect(inside).toEqual(["Uncommitted"])
+      expect(after).toEqual([])
     }))
 })

@@ -16,11 +16,22 @@ import * as ApiKeyStore from "./internal/apiKeyStore.js"
 import * as Client from "./internal/client.js"
 import * as Database from "./internal/database.js"
 import * as IdempotencyStore from "./internal/idempotencyStore.js"
+import * as LockWaits from "./internal/lockWaits.js"
 import * as PetRepository from "./internal/petRepository.js"
 import * as RateLimitStore from "./internal/rateLimitStore.js"
 import * as Readiness from "./internal/readiness.js"
 import { classifier } from "./internal/storeError.js"
 import * as SqliteMigrations from "./SqliteMigrations.js"
+
+/**
+ * The name of the store's Effect histogram (seconds) of lock waits: how long each port call
+ * refused by another connection's lock (another process on the file) waited until it ran, or
+ * gave up at the busy timeout. Calls never refused are not in it.
+ *
+ * @since 1.0.0
+ * @category metrics
+ */
+export const lockWaitsMetric: string = LockWaits.name
 
 /**
  * How SQLite makes a commit durable:

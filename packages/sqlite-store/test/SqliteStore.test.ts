@@ -5,7 +5,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { Config, ConfigError, ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Metric, MetricState, Option } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -491,6 +491,32 @@ describe("SqliteStore", () => {
         message: expect.stringContaining("busy timeout")
       })))
       expect(gaveUp.waited).toBeLessThan(4_000)
+    }))
+
+  it.scoped("the waits for another process's lock are in the lock-wait histogram, calls never refused are not", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const histogram = () => {
+        const found = Metric.unsafeSnapshot().find(({ metricKey }) => metricKey.name === SqliteStore.lockWaitsMetric)
+        const state = found?.metricState
+        return state !== undefined && MetricState.isHistogramState(state)
+          ? { count: state.count, sum: state.sum, within100ms: state.buckets.find(([le]) => le === 0.1)?.[1] ?? 0 }
+          : { count: 0, sum: 0, within100ms: 0 }
+      }
+      const store = Context.get(yield* Layer.build(SqliteStore.layer({ filename })), RateLimitStore.RateLimitStore)
+      const before = histogram()
+      expect(yield* store.modify("key:waits", countCall)).toBe(1)
+      expect(histogram()).toEqual(before)
+      const child = spawnFixture("holdWriteLock.ts", [filename, "400"])
+      yield* Effect.addFinalizer(() => Effect.promise(() => (child.kill("SIGKILL"), exitOf(child))))
+      const stderr = collectStderr(child)
+      const line = yield* Effect.promise(() => linesOf(child).next())
+      if (line.value !== "locked") throw new Error(`holdWriteLock.ts did not lock: ${stderr.text()}`)
+      expect(yield* store.modify("key:waits", countCall)).toBe(2)
+      const after = histogram()
+      expect(after.count - before.count).toBe(1)
+      expect(after.sum - before.sum).toBeGreaterThan(0.2)
+      expect(after.within100ms - before.within100ms).toBe(0)
     }))
 
   it.scoped("layerConfig reads its options from configuration", () =>

@@ -8,6 +8,7 @@ import type { RateLimitStore, StoreError } from "@animal-store/core"
 import { RateLimitRow } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Effect, Option, Runtime } from "effect"
+import * as Prepared from "./prepared.js"
 import type { RateLimitRows } from "./rateLimitRows.js"
 import { stateOf, valuesOf } from "./rateLimitRows.js"
 import { mapStoreError } from "./storeError.js"
@@ -56,6 +57,7 @@ export const make = (
       names.map((n, c) => `r.${n} IS NOT DISTINCT FROM i.${kept[c]}`).join(" AND ")
     })
       RETURNING r.subject`
+    const write = Prepared.values<readonly [string]>(db, writeSql)
     const states = new Map<string, State | undefined>()
     let queue: Array<Call> = []
     let running = false
@@ -81,8 +83,7 @@ export const make = (
               columns[1 + names.length + c]!.push(after[c])
             }
           }
-          const write = db.sql.unsafe(writeSql, columns).values as unknown as Effect.Effect<ReadonlyArray<readonly [string]>, SqlError>
-          return Effect.map(write, (returned) => ({ counted, written: new Set(returned.map((row) => row[0])) }))
+          return Effect.map(write(columns), (returned) => ({ counted, written: new Set(returned.map((row) => row[0])) }))
         }),
         Effect.map(({ counted, written }) => {
           for (const subject of subjects) {

@@ -9,6 +9,7 @@ import { RateLimitRow } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type * as PostgresDatabase from "../PostgresDatabase.js"
+import * as Prepared from "./prepared.js"
 import { mapStoreError } from "./storeError.js"
 
 type State = RateLimitStore.RateLimitState
@@ -35,8 +36,8 @@ export interface RateLimitRows {
 /** @internal */
 export const make = (db: PostgresDatabase.PostgresDatabase): RateLimitRows => {
   const readSql = `SELECT ${RateLimitRow.columns} FROM ${db.table("rate_limits")} WHERE subject = ANY($1::text[])`
-  const read = (subjects: ReadonlyArray<string>) =>
-    db.sql.unsafe(readSql, [subjects]).values as unknown as Effect.Effect<ReadonlyArray<Row>, SqlError>
+  const readRows = Prepared.values<Row>(db, readSql)
+  const read = (subjects: ReadonlyArray<string>) => readRows([subjects])
   return {
     read,
     get: (subject) =>

@@ -12,6 +12,7 @@ import type { Scope } from "effect"
 import { Effect, Metric } from "effect"
 import * as Prometheus from "prom-client"
 import { spansDroppedMetric } from "../Tracing.js"
+import * as LockWaitsMetric from "./lockWaitsMetric.js"
 import * as Supervision from "./supervision.js"
 import * as WorkerMetrics from "./workerMetrics.js"
 
@@ -27,6 +28,7 @@ const knownMethods = new Set(["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PA
 export const make = () => {
   const registry = new Prometheus.Registry()
   Prometheus.collectDefaultMetrics({ register: registry })
+  LockWaitsMetric.register(registry)
   const duration = new Prometheus.Histogram({
     name: "http_server_request_duration_seconds",
     help: "Duration of HTTP server requests (http.server.request.duration); its count is the number of requests",

@@ -2,6 +2,7 @@
 declare module "better-sqlite3" {
   interface Statement {
     get(...parameters: ReadonlyArray<unknown>): unknown
+    run(...parameters: ReadonlyArray<unknown>): unknown
   }
   class Database {
     constructor(filename: string, options?: { readonly readonly?: boolean; readonly fileMustExist?: boolean })

@@ -21,6 +21,7 @@ import type { Scope } from "effect"
 import { Cause, Clock, Context, Duration, Effect, Exit, Option, Schedule } from "effect"
 import * as Driver from "./driver.js"
 import * as FileGuard from "./fileGuard.js"
+import * as LockWaits from "./lockWaits.js"
 import * as Statements from "./statements.js"
 import { fromCause, mapStoreError } from "./storeError.js"
 
@@ -141,6 +142,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       })
     }
 
+    LockWaits.declare()
     const onDriver = Statements.ofDriver(driver)
     const begin = driver.prepare("BEGIN IMMEDIATE")
     const commit = driver.prepare("COMMIT")
@@ -199,9 +201,12 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     /** Runs `attempt` now; while another connection holds the lock, again off the event loop. */
     const now = <A>(attempt: () => Exit.Exit<A, StoreError.StoreError>): Effect.Effect<A, StoreError.StoreError> => {
       const first = attempt()
-      return Exit.isFailure(first) && Cause.isFailType(first.cause) && isBusy(first.cause.error)
-        ? waitingForLocks(Effect.suspend(attempt))
-        : first
+      if (!(Exit.isFailure(first) && Cause.isFailType(first.cause) && isBusy(first.cause.error))) return first
+      const refusedAt = performance.now()
+      return Effect.ensuring(
+        waitingForLocks(Effect.suspend(attempt)),
+        Effect.sync(() => LockWaits.record(performance.now() - refusedAt))
+      )
     }
 
     return Database.of({
