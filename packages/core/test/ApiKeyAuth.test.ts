@@ -86,7 +86,8 @@ describe("ApiKeyAuth", () => {
           keyId: key.id,
           plan,
           limits: limitsByPlan[plan],
-          environment: "production"
+          environment: "production",
+          window: "fixed"
         })
       }
       const limits = { perMinute: 7, perDay: 70 }
@@ -95,7 +96,8 @@ describe("ApiKeyAuth", () => {
         keyId: key.id,
         plan: "enterprise",
         limits,
-        environment: "production"
+        environment: "production",
+        window: "fixed"
       })
     }).pipe(Effect.provide(authLayer())))
 
@@ -156,6 +158,7 @@ describe("ApiKeyAuth", () => {
         insert: () => Effect.die("unexpected"),
         findByDigest: () => Effect.die("unexpected"),
         list: Effect.die("unexpected"),
+        rotate: () => Effect.die("unexpected"),
         revoke: () => Effect.die("unexpected")
       }))
     ))

@@ -333,7 +333,7 @@ describe("SqliteStore", () => {
         const count = Effect.map(
           limits.modify("key:x", (state) => {
             const found = state?.minuteCount ?? 0
-            return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0 }]
+            return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }]
           }),
           (found) => [found, stored()]
         )
@@ -354,7 +354,7 @@ describe("SqliteStore", () => {
       const count = Effect.flatMap(RateLimitStore.RateLimitStore, (limits) =>
         limits.modify("addr:y", (state) => {
           const found = state?.minuteCount ?? 0
-          return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0 }]
+          return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }]
         }))
       const order = [0, 0, 1, 0, 1, 1, 0, 0, 1, 0]
       const found: Array<number> = []
@@ -548,7 +548,7 @@ describe("SqliteStore", () => {
         const sql = yield* SqlClient.SqlClient
         const pets = yield* PetRepository.PetRepository
         const limits = yield* RateLimitStore.RateLimitStore
-        const state = { minuteStart: 0, minuteCount: 1, dayStart: 0, dayCount: 1, refusedCount: 0, bannedUntil: 0 }
+        const state = { minuteStart: 0, minuteCount: 1, dayStart: 0, dayCount: 1, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }
         const inside = Effect.andThen(
           pets.insert(newPet),
           limits.modify("key:inside", (before) => [before, state])
