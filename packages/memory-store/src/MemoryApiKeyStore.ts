@@ -31,10 +31,9 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService> = Effect.map(
         Ref.modify(ref, (keys) => {
           const id = keys.idByDigest.get(key.digest)
           if (id !== undefined) return [keys.byId.get(id)!, keys]
-          return [key, {
-            byId: new Map(keys.byId).set(key.id, key),
-            idByDigest: new Map(keys.idByDigest).set(key.digest, key.id)
-          }]
+          const idByDigest = new Map(keys.idByDigest).set(key.digest, key.id)
+          if (Option.isSome(key.previousSecret)) idByDigest.set(key.previousSecret.value.digest, key.id)
+          return [key, { byId: new Map(keys.byId).set(key.id, key), idByDigest }]
         }),
       findByDigest: (digest) =>
         Effect.map(Ref.get(ref), (keys) => Option.fromNullable(keys.byId.get(keys.idByDigest.get(digest) ?? ""))),
