@@ -1,0 +1,25 @@
+// @ts-check
+/**
+ * Mutation testing of issue 53's rules (sliding minute, expiry, rotation) with the tests of
+ * those rules: `pnpm exec stryker run stryker.keys.config.mjs`.
+ */
+import base from "./stryker.config.mjs"
+
+/** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
+export default {
+  ...base,
+  vitest: { configFile: "vitest.stryker.keys.config.ts" },
+  mutate: [
+    "packages/core/src/internal/slidingWindow.ts",
+    "packages/core/src/internal/rateLimit.ts",
+    "packages/core/src/ApiKeyAuth.ts:112-140",
+    "packages/core/src/ApiKeyAuth.ts:177-190",
+    "packages/core/src/ApiKeyAuth.ts:250-260",
+    "packages/core/src/KeyAdministration.ts:127-146",
+    "packages/core/src/PlanRateLimiter.ts:130"
+  ],
+  jsonReporter: { fileName: "reports/mutation-keys/mutation.json" },
+  htmlReporter: { fileName: "reports/mutation-keys/mutation.html" },
+  incremental: false,
+  timeoutMS: 60_000
+}
