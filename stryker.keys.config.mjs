@@ -11,15 +11,19 @@ export default {
   vitest: { configFile: "vitest.stryker.keys.config.ts" },
   mutate: [
     "packages/core/src/internal/slidingWindow.ts",
-    "packages/core/src/internal/rateLimit.ts",
+    "packages/core/src/internal/rateLimit.ts:59-81",
+    "packages/core/src/internal/rateLimit.ts:132-141",
+    "packages/core/src/internal/rateLimit.ts:170-182",
+    "packages/core/src/internal/rateLimit.ts:194-194",
     "packages/core/src/ApiKeyAuth.ts:112-140",
     "packages/core/src/ApiKeyAuth.ts:177-190",
     "packages/core/src/ApiKeyAuth.ts:250-260",
     "packages/core/src/KeyAdministration.ts:127-146",
-    "packages/core/src/PlanRateLimiter.ts:130"
+    "packages/core/src/PlanRateLimiter.ts:130-130"
   ],
   jsonReporter: { fileName: "reports/mutation-keys/mutation.json" },
   htmlReporter: { fileName: "reports/mutation-keys/mutation.html" },
   incremental: false,
-  timeoutMS: 60_000
+  timeoutMS: 60_000,
+  dryRunTimeoutMinutes: 30
 }

@@ -9,8 +9,7 @@ export default defineConfig({
       "packages/core/test/ApiKeyAuth.test.ts",
       "packages/core/test/KeyAdministration.test.ts",
       "packages/core/test/SlidingWindow.test.ts",
-      "packages/core/test/PlanRateLimiter.test.ts",
-      "packages/core/test/Ban.test.ts"
+      "packages/core/test/PlanRateLimiter.test.ts"
     ],
     exclude: ["**/node_modules/**", "**/dist/**"],
     testTimeout: 120_000,

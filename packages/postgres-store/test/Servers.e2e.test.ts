@@ -43,7 +43,7 @@ describe.sequential("servers on one PostgreSQL database", () => {
         [],
         new URL(store).pathname.slice(1)
       )
-      expect(Number(migrations[0]!.n)).toBe(5)
+      expect(Number(migrations[0]!.n)).toBe(7)
 
       const created = await runCli(["keys", "create", "--plan", "free", "--store", store])
       expect(created.code).toBe(0)
