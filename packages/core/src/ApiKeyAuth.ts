@@ -181,11 +181,9 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
     if (key.environment !== served) return unauthorized("wrong_environment")
     const now = clock.unsafeCurrentTimeMillis()
     if (Option.isSome(key.expiresAt) && now >= key.expiresAt.value.getTime()) return unauthorized("expired")
-    if (
-      key.digest !== digest &&
-      (Option.isNone(key.previousSecret) || key.previousSecret.value.digest !== digest ||
-        now >= key.previousSecret.value.until.getTime())
-    ) return unauthorized("rotated")
+    const held = key.digest === digest ||
+      Option.exists(key.previousSecret, (previous) => previous.digest === digest && now < previous.until.getTime())
+    if (!held) return unauthorized("rotated")
     return Effect.succeed(principalOf(key))
   }
 

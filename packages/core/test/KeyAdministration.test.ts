@@ -104,6 +104,9 @@ describe("KeyAdministration", () => {
       expect(status.usage).toEqual({ minute: minuteOffset >= 0 ? 4 : 0, day: dayOffset >= 0 ? 9 : 0 })
       expect(status.state).toBe(bannedFor > 0 ? "banned" : "active")
       expect(KeyAdministration.statusOf(key, undefined, now).usage).toEqual({ minute: 0, day: 0 })
+      // A ban ends at its instant.
+      expect(KeyAdministration.statusOf(key, { ...state, bannedUntil: now }, now).state).toBe("active")
+      expect(KeyAdministration.statusOf(key, { ...state, bannedUntil: now + 1 }, now).state).toBe("banned")
     }
   )
 })

@@ -83,7 +83,10 @@ export const testKeyLifecycle = (
         yield* TestClock.setTime(Date.UTC(2030, 0, 1, 12))
         const { admin } = yield* servicesOf(yield* sameStore)
         const error = yield* Effect.flip(admin.issue({ plan: "free", expiresAt: new Date(Date.UTC(2030, 0, 1, 12)) }))
-        expect(error._tag).toBe("InvalidRequest")
+        expect(error._tag === "InvalidRequest" && [error.message, error.details]).toEqual([
+          "Invalid key options: expiresAt must be later than now (2030-01-01T12:00:00.000Z)",
+          [{ path: "expiresAt", message: "must be later than now (2030-01-01T12:00:00.000Z)" }]
+        ])
         expect(yield* admin.list).toEqual([])
       }))
 
@@ -163,7 +166,11 @@ export const testKeyLifecycle = (
         yield* TestClock.adjust(propagation)
         expect(yield* refusal(b.auth, old)).toBe("revoked")
         expect(yield* refusal(b.auth, fresh)).toBe("revoked")
-        expect((yield* Effect.flip(b.admin.rotate(issued.key.id, Duration.zero)))._tag).toBe("InvalidRequest")
+        const revoked = yield* Effect.flip(b.admin.rotate(issued.key.id, Duration.zero))
+        expect(revoked._tag === "InvalidRequest" && revoked.details).toEqual([
+          { path: "id", message: `${issued.key.id} is revoked: a revoked key cannot be rotated` }
+        ])
+        expect(revoked.message).toBe(`Invalid key: id ${issued.key.id} is revoked: a revoked key cannot be rotated`)
         expect((yield* Effect.flip(b.admin.rotate("key_unknown", Duration.zero)))._tag).toBe("ApiKeyNotFound")
       }))
   })
