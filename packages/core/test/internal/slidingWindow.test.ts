@@ -64,7 +64,7 @@ describe("slidingWindow", () => {
     expect(allowsAt(60, counts, 10 * M, 60)).toBe(11 * M)
     expect(allowsAt(60, { start: 10 * M, count: 60, previous: 0 }, 10 * M + 5, 1)).toBe(11 * M + 1_000)
     expect(allowsAt(60, { start: 10 * M, count: 60, previous: 0 }, 10 * M + 5, 61)).toBe(Infinity)
-    // Exact also where a double's quotient would round up.
-    expect(room(2 ** 40, { start: 0, count: 0, previous: 2 ** 40 }, 1)).toBe(Math.floor(2 ** 40 / M))
+    // Exact with large limits: (2^40 * 60000 - 2^40 * 59999) / 60000.
+    expect(room(2 ** 40, { start: 0, count: 0, previous: 2 ** 40 }, 1)).toBe(18_325_193)
   })
 })
