@@ -113,12 +113,14 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 }
 
 /**
- * Why a credential was refused. The adapter reveals none of it: all are 401.
+ * Why a credential was refused. The adapter reveals none of it (all are 401)
+ * but expiry, which the message names. `rotated`: a secret replaced by a
+ * rotation, after its grace period.
  *
  * @since 1.0.0
  * @category models
  */
-export const UnauthorizedReason = Schema.Literal("missing", "malformed", "unknown", "revoked", "wrong_environment")
+export const UnauthorizedReason = Schema.Literal("missing", "malformed", "unknown", "revoked", "wrong_environment", "expired", "rotated")
 
 /**
  * @since 1.0.0
@@ -139,7 +141,11 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
   readonly code = "unauthorized" as const
   /** @since 1.0.0 */
   override get message(): string {
-    return this.reason === "missing" ? "A bearer API key is required" : "The API key is invalid"
+    return this.reason === "missing"
+      ? "A bearer API key is required"
+      : this.reason === "expired"
+      ? "The API key has expired"
+      : "The API key is invalid"
   }
 }
 

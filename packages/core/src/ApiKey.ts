@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { Schema } from "effect"
+import { Option, Schema } from "effect"
 import { Plan, PlanLimits } from "./Plan.js"
 
 /**
@@ -33,8 +33,44 @@ export const keyPrefixByEnvironment: { readonly [E in Environment]: string } = {
 }
 
 /**
+ * How a key's minute is counted: `fixed` (the UTC minute) or `sliding` (the
+ * UTC minute plus the previous one weighted by its share in the last 60 seconds).
+ *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const MinuteWindow = Schema.Literal("fixed", "sliding")
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type MinuteWindow = typeof MinuteWindow.Type
+
+/**
+ * The secret a key had before its last rotation: its digest and display
+ * prefix, accepted until `until` (the end of the grace period).
+ *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const PreviousSecret = Schema.Struct({
+  digest: Schema.String,
+  prefix: Schema.String,
+  until: Schema.DateFromSelf
+})
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type PreviousSecret = typeof PreviousSecret.Type
+
+/**
  * A stored API key: its id, the first characters of its secret for display,
- * the digest the secret is found by, its plan and limits, and its state.
+ * the digest the secret is found by, its plan and limits, and its state: when
+ * it expires (if ever), its minute window, and the secret it had before its
+ * last rotation.
  *
  * @since 1.0.0
  * @category schemas
@@ -47,7 +83,10 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   limits: PlanLimits,
   environment: Environment,
   createdAt: Schema.DateFromSelf,
-  revokedAt: Schema.OptionFromSelf(Schema.DateFromSelf)
+  revokedAt: Schema.OptionFromSelf(Schema.DateFromSelf),
+  expiresAt: Schema.optionalWith(Schema.OptionFromSelf(Schema.DateFromSelf), { default: () => Option.none() }),
+  window: Schema.optionalWith(MinuteWindow, { default: () => "fixed" as const }),
+  previousSecret: Schema.optionalWith(Schema.OptionFromSelf(PreviousSecret), { default: () => Option.none() })
 }) {}
 
 /**
@@ -61,4 +100,6 @@ export interface Principal {
   readonly plan: Plan
   readonly limits: PlanLimits
   readonly environment: Environment
+  /** How the minute is counted; `fixed` when absent. */
+  readonly window?: MinuteWindow | undefined
 }

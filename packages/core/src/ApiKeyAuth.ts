@@ -6,11 +6,11 @@
  *
  * @since 1.0.0
  */
-import { Clock, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { AccessConfig } from "./AccessConfig.js"
 import type { InvalidRequest, UnauthorizedReason } from "./ApiError.js"
 import { Unauthorized } from "./ApiError.js"
-import { ApiKey, Environment } from "./ApiKey.js"
+import { ApiKey, Environment, MinuteWindow } from "./ApiKey.js"
 import type { Principal } from "./ApiKey.js"
 import { ApiKeyStore } from "./ApiKeyStore.js"
 import { limitsByPlan, Plan, PlanLimits } from "./Plan.js"
@@ -36,6 +36,10 @@ export interface IssueOptions {
   readonly plan: Plan
   readonly limits?: PlanLimits | undefined
   readonly environment?: Environment | undefined
+  /** When the key stops working (later than now); never when absent. */
+  readonly expiresAt?: Date | undefined
+  /** How its minute is counted; `fixed` when absent. */
+  readonly window?: MinuteWindow | undefined
 }
 
 /**
@@ -65,8 +69,16 @@ export interface ApiKeyAuthService {
   ) => Effect.Effect<ApiKey, InvalidRequest | StoreError>
   /** Every key, never a secret. */
   readonly list: Effect.Effect<ReadonlyArray<ApiKey>, StoreError>
-  /** Revokes a key by id; `None` when there is no such key. Takes effect on the next request. */
+  /** Revokes a key by id, every secret of it; `None` when there is no such key. Takes effect on the next request. */
   readonly revoke: (id: string) => Effect.Effect<Option.Option<ApiKey>, StoreError>
+  /**
+   * Issues a new secret for a key that is not revoked; its current secret keeps
+   * working for `grace` (none when zero). `None` when there is no such key.
+   */
+  readonly rotate: (
+    id: string,
+    grace: Duration.Duration
+  ) => Effect.Effect<Option.Option<IssuedApiKey>, InvalidRequest | StoreError>
 }
 
 /**
@@ -79,7 +91,9 @@ const decodeIssueOptions = decodeInput(
   Schema.Struct({
     plan: Plan,
     limits: Schema.optional(PlanLimits),
-    environment: Schema.optional(Environment)
+    environment: Schema.optional(Environment),
+    expiresAt: Schema.optional(Schema.ValidDateFromSelf),
+    window: Schema.optional(MinuteWindow)
   }),
   "key options"
 )
@@ -90,20 +104,39 @@ interface Options {
   readonly plan: Plan
   readonly limits: PlanLimits
   readonly environment: Environment
+  readonly expiresAt: Option.Option<Date>
+  readonly window: MinuteWindow
 }
 
 /** The plan, its limits and the key's environment, or why the options are refused. */
-const resolveOptions = (options: IssueOptions, served: Environment): Effect.Effect<Options, InvalidRequest> =>
-  Effect.flatMap(decodeIssueOptions(options), ({ environment, limits, plan }): Effect.Effect<Options, InvalidRequest> =>
-    plan === "enterprise"
-      ? limits === undefined
-        ? invalid("key options", "limits", "are required for an enterprise key (per minute and per day)")
-        : limits.perDay < limits.perMinute
-        ? invalid("key options", "limits.perDay", `must be at least limits.perMinute (${limits.perMinute})`)
-        : Effect.succeed({ plan, limits, environment: environment ?? served })
-      : limits !== undefined
-      ? invalid("key options", "limits", `are set only for enterprise keys; a ${plan} key has its plan's limits`)
-      : Effect.succeed({ plan, limits: limitsByPlan[plan], environment: environment ?? served }))
+const resolveOptions = (
+  options: IssueOptions,
+  served: Environment,
+  now: number
+): Effect.Effect<Options, InvalidRequest> =>
+  Effect.flatMap(
+    decodeIssueOptions(options),
+    ({ environment, expiresAt, limits, plan, window }): Effect.Effect<Options, InvalidRequest> => {
+      const resolved = (limits: PlanLimits): Options => ({
+        plan,
+        limits,
+        environment: environment ?? served,
+        expiresAt: Option.fromNullable(expiresAt),
+        window: window ?? "fixed"
+      })
+      return expiresAt !== undefined && expiresAt.getTime() <= now
+        ? invalid("key options", "expiresAt", `must be later than now (${new Date(now).toISOString()})`)
+        : plan === "enterprise"
+        ? limits === undefined
+          ? invalid("key options", "limits", "are required for an enterprise key (per minute and per day)")
+          : limits.perDay < limits.perMinute
+          ? invalid("key options", "limits.perDay", `must be at least limits.perMinute (${limits.perMinute})`)
+          : Effect.succeed(resolved(limits))
+        : limits !== undefined
+        ? invalid("key options", "limits", `are set only for enterprise keys; a ${plan} key has its plan's limits`)
+        : Effect.succeed(resolved(limitsByPlan[plan]))
+    }
+  )
 
 /** The refusals, one per reason: an `Unauthorized` carries nothing of the request. */
 const refusals: { readonly [R in UnauthorizedReason]: Effect.Effect<never, Unauthorized> } = {
@@ -111,7 +144,9 @@ const refusals: { readonly [R in UnauthorizedReason]: Effect.Effect<never, Unaut
   malformed: Effect.fail(new Unauthorized({ reason: "malformed" })),
   unknown: Effect.fail(new Unauthorized({ reason: "unknown" })),
   revoked: Effect.fail(new Unauthorized({ reason: "revoked" })),
-  wrong_environment: Effect.fail(new Unauthorized({ reason: "wrong_environment" }))
+  wrong_environment: Effect.fail(new Unauthorized({ reason: "wrong_environment" })),
+  expired: Effect.fail(new Unauthorized({ reason: "expired" })),
+  rotated: Effect.fail(new Unauthorized({ reason: "rotated" }))
 }
 
 const unauthorized = (reason: UnauthorizedReason): Effect.Effect<never, Unauthorized> => refusals[reason]
@@ -120,7 +155,8 @@ const principalOf = (key: ApiKey): Principal => ({
   keyId: key.id,
   plan: key.plan,
   limits: key.limits,
-  environment: key.environment
+  environment: key.environment,
+  window: key.window
 })
 
 /**
@@ -135,16 +171,23 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
   const { environment: served } = yield* AccessConfig
   const span = yield* Tracing.span
 
-  const principalOrRefusal = (found: Option.Option<ApiKey>): Effect.Effect<Principal, Unauthorized> =>
-    Option.isNone(found)
-      ? unauthorized("unknown")
-      : Option.isSome(found.value.revokedAt)
-      ? unauthorized("revoked")
-      : found.value.environment !== served
-      ? unauthorized("wrong_environment")
-      : Effect.succeed(principalOf(found.value))
+  const clock = yield* Effect.clock
 
-  const insert = (secret: string, { environment, limits, plan }: Options) =>
+  /** The principal of the key found by `digest`, or why it is refused at the current time. */
+  const principalOrRefusal = (digest: string) => (found: Option.Option<ApiKey>): Effect.Effect<Principal, Unauthorized> => {
+    if (Option.isNone(found)) return unauthorized("unknown")
+    const key = found.value
+    if (Option.isSome(key.revokedAt)) return unauthorized("revoked")
+    if (key.environment !== served) return unauthorized("wrong_environment")
+    const now = clock.unsafeCurrentTimeMillis()
+    if (Option.isSome(key.expiresAt) && now >= key.expiresAt.value.getTime()) return unauthorized("expired")
+    const held = key.digest === digest ||
+      Option.exists(key.previousSecret, (previous) => previous.digest === digest && now < previous.until.getTime())
+    if (!held) return unauthorized("rotated")
+    return Effect.succeed(principalOf(key))
+  }
+
+  const insert = (secret: string, { environment, expiresAt, limits, plan, window }: Options) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const id = yield* Effect.sync(generateKeyId)
@@ -157,7 +200,10 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
           limits,
           environment,
           createdAt: new Date(now),
-          revokedAt: Option.none()
+          revokedAt: Option.none(),
+          expiresAt,
+          window,
+          previousSecret: Option.none()
         })
       )
     })
@@ -166,13 +212,14 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
     authenticate: (credential) => {
       if (credential === undefined) return unauthorized("missing")
       if (environmentOf(credential) === undefined) return unauthorized("malformed")
-      return Effect.flatMap(store.findByDigest(digestOf(credential)), principalOrRefusal).pipe(
+      const digest = digestOf(credential)
+      return Effect.flatMap(store.findByDigest(digest), principalOrRefusal(digest)).pipe(
         span("ApiKeyAuth.authenticate")
       )
     },
     issue: (options) =>
       Effect.gen(function*() {
-        const resolved = yield* resolveOptions(options, served)
+        const resolved = yield* resolveOptions(options, served, clock.unsafeCurrentTimeMillis())
         const secret = yield* Effect.sync(() => generateSecret(resolved.environment))
         const key = yield* insert(secret, resolved)
         return { key, secret: Redacted.make(secret) }
@@ -191,10 +238,24 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
           `${displayPrefixOf(value, environment)}... is a ${environment} key, but the environment is ${expected}`
         )
       }
-      return Effect.flatMap(resolveOptions(options, expected), (resolved) => insert(value, resolved))
+      return Effect.flatMap(
+        Effect.suspend(() => resolveOptions(options, expected, clock.unsafeCurrentTimeMillis())),
+        (resolved) => insert(value, resolved)
+      )
     },
     list: store.list,
-    revoke: (id) => Effect.flatMap(Clock.currentTimeMillis, (now) => store.revoke(id, new Date(now)))
+    revoke: (id) => Effect.flatMap(Clock.currentTimeMillis, (now) => store.revoke(id, new Date(now))),
+    rotate: (id, grace) =>
+      Effect.gen(function*() {
+        const key = (yield* store.list).find((key) => key.id === id)
+        if (key === undefined) return Option.none()
+        if (Option.isSome(key.revokedAt)) return yield* invalid("key", "id", `${id} is revoked: a revoked key cannot be rotated`)
+        const now = yield* Clock.currentTimeMillis
+        const secret = yield* Effect.sync(() => generateSecret(key.environment))
+        const next = { digest: digestOf(secret), prefix: displayPrefixOf(secret, key.environment) }
+        const rotated = yield* store.rotate(id, next, new Date(now + Duration.toMillis(grace)))
+        return Option.map(rotated, (key) => ({ key, secret: Redacted.make(secret) }))
+      })
   }
 })
 

@@ -1,6 +1,6 @@
 /**
  * The storage port for API keys. Only digests are stored; a key is found by
- * its digest, never by comparing secrets.
+ * its digest (a rotated key also by its previous one), never by comparing secrets.
  *
  * @since 1.0.0
  */
@@ -16,12 +16,22 @@ import type { StoreError } from "./StoreError.js"
 export interface ApiKeyStoreService {
   /** Stores a key. Inserting a digest that is already stored leaves the store unchanged and returns the stored key. */
   readonly insert: (key: ApiKey) => Effect.Effect<ApiKey, StoreError>
-  /** The key with this digest, if any (revoked keys included). */
+  /** The key with this digest, or with it as its previous secret's, if any (revoked keys included). */
   readonly findByDigest: (digest: string) => Effect.Effect<Option.Option<ApiKey>, StoreError>
   /** Every key, revoked ones included, oldest first. */
   readonly list: Effect.Effect<ReadonlyArray<ApiKey>, StoreError>
   /** Marks the key revoked at `at`; `None` when no key has this id. A revoked key stays revoked (its first `revokedAt` is kept). */
   readonly revoke: (id: string, at: Date) => Effect.Effect<Option.Option<ApiKey>, StoreError>
+  /**
+   * Gives the key a new secret (`digest`, display `prefix`); its current one
+   * becomes its previous secret until `until`, replacing any earlier previous
+   * one. Everything else is kept. `None` when no key has this id.
+   */
+  readonly rotate: (
+    id: string,
+    next: { readonly digest: string; readonly prefix: string },
+    until: Date
+  ) => Effect.Effect<Option.Option<ApiKey>, StoreError>
 }
 
 /**

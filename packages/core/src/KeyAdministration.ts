@@ -6,6 +6,7 @@
  *
  * @since 1.0.0
  */
+import type { Duration } from "effect"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import type { AccessConfig } from "./AccessConfig.js"
 import type { InvalidRequest } from "./ApiError.js"
@@ -44,14 +45,15 @@ export interface KeyUsage {
 
 /**
  * A key as an operator sees it. `state` is `revoked` for a revoked key (banned
- * or not), else `banned` while a ban is in force, else `active`.
+ * or not), else `expired` from its expiry on, else `banned` while a ban is in
+ * force, else `active`.
  *
  * @since 1.0.0
  * @category models
  */
 export interface KeyStatus {
   readonly key: ApiKey
-  readonly state: "active" | "banned" | "revoked"
+  readonly state: "active" | "banned" | "expired" | "revoked"
   /** The end of the ban in force, if any. */
   readonly bannedUntil: Option.Option<Date>
   readonly usage: KeyUsage
@@ -83,6 +85,14 @@ export interface KeyAdministrationService {
    * Ends a key's ban, if one is in force, and restarts the numbering of its
    * refusals; its windows' counts are kept. `lifted` says whether a ban ended.
    */
+  /**
+   * Issues a new secret for a key (same id, plan, limits, counts and ban); the
+   * previous one keeps working for `grace`. A revoked key is refused.
+   */
+  readonly rotate: (
+    id: string,
+    grace: Duration.Duration
+  ) => Effect.Effect<IssuedKey, ApiKeyNotFound | InvalidRequest | StoreError>
   readonly unban: (id: string) => Effect.Effect<{ readonly status: KeyStatus; readonly lifted: boolean }, ApiKeyNotFound | StoreError>
 }
 
@@ -120,7 +130,13 @@ export const statusOf = (key: ApiKey, state: RateLimitState | undefined, now: nu
   const banned = state !== undefined && now < state.bannedUntil
   return {
     key,
-    state: Option.isSome(key.revokedAt) ? "revoked" : banned ? "banned" : "active",
+    state: Option.isSome(key.revokedAt)
+      ? "revoked"
+      : Option.isSome(key.expiresAt) && now >= key.expiresAt.value.getTime()
+      ? "expired"
+      : banned
+      ? "banned"
+      : "active",
     bannedUntil: banned ? Option.some(new Date(state.bannedUntil)) : Option.none(),
     usage: {
       minute: state !== undefined && state.minuteStart >= minuteStart ? state.minuteCount : 0,
@@ -131,8 +147,16 @@ export const statusOf = (key: ApiKey, state: RateLimitState | undefined, now: nu
 
 const lift = (now: number) => (state: RateLimitState | undefined): readonly [boolean, RateLimitState] =>
   state === undefined
-    ? [false, { minuteStart: 0, minuteCount: 0, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0 }]
-    : [now < state.bannedUntil, { ...state, refusedCount: 0, bannedUntil: 0 }]
+    ? [false, {
+      minuteStart: 0,
+      minuteCount: 0,
+      dayStart: 0,
+      dayCount: 0,
+      refusedCount: 0,
+      bannedUntil: 0,
+      previousMinuteCount: 0
+    }]
+    : [now < state.bannedUntil, { ...state, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }]
 
 /**
  * Builds the service on the key and rate-limit stores; times are read from
@@ -163,6 +187,11 @@ export const make: Effect.Effect<KeyAdministrationService, never, ApiKeyStore | 
       revoke: (id) =>
         Effect.flatMap(auth.revoke(id), (revoked): Effect.Effect<KeyStatus, ApiKeyNotFound | StoreError> =>
           Option.isNone(revoked) ? Effect.fail(new ApiKeyNotFound({ id })) : status(revoked.value)),
+      rotate: (id, grace) =>
+        Effect.flatMap(auth.rotate(id, grace), (rotated): Effect.Effect<IssuedKey, ApiKeyNotFound | StoreError> =>
+          Option.isNone(rotated)
+            ? Effect.fail(new ApiKeyNotFound({ id }))
+            : Effect.map(status(rotated.value.key), (status) => ({ ...rotated.value, status }))),
       unban: (id) =>
         Effect.gen(function*() {
           const key = yield* find(id)

@@ -127,7 +127,7 @@ const rulesFor = (settings: AccessSettings): (subject: RateLimitSubject) => Rate
   return (subject) =>
     subject._tag === "Address" ? addressRules : {
       windows: [
-        { name: "minute", limit: subject.principal.limits.perMinute },
+        { name: "minute", limit: subject.principal.limits.perMinute, sliding: subject.principal.window === "sliding" },
         { name: "day", limit: subject.principal.limits.perDay }
       ],
       ban: keyBan

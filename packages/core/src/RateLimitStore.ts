@@ -21,6 +21,8 @@ export interface RateLimitState {
   /** Start of the UTC minute `minuteCount` counts in. */
   readonly minuteStart: number
   readonly minuteCount: number
+  /** Accepted requests of the minute before `minuteStart` (read by a sliding minute). */
+  readonly previousMinuteCount: number
   /** Start of the UTC day `dayCount` counts in. */
   readonly dayStart: number
   readonly dayCount: number

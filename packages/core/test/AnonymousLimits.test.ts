@@ -80,7 +80,7 @@ describe("AddressStates", () => {
   /** What a bucket's step saw: how many times it was counted since it was last forgotten. */
   const countStep = (state: RateLimitState | undefined): readonly [number, RateLimitState] => {
     const count = (state?.minuteCount ?? 0) + 1
-    return [count, { minuteStart: 0, minuteCount: count, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0 }]
+    return [count, { minuteStart: 0, minuteCount: count, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }]
   }
 
   it.effect.prop(

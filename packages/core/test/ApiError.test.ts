@@ -142,13 +142,19 @@ describe("ApiError", () => {
       "IdempotencyKeyReused",
       "IdempotencyKeyInUse"
     ])
-    for (const reason of UnauthorizedReason.literals.filter((reason) => reason !== "missing")) {
+    for (const reason of UnauthorizedReason.literals.filter((reason) => reason !== "missing" && reason !== "expired")) {
       expect(toBody(new Unauthorized({ reason }))).toStrictEqual({
         code: "unauthorized",
         message: "The API key is invalid",
         status: 401
       })
     }
+    // Expiry is the one reason named: the key's owner needs it, and it tells nothing of other keys.
+    expect(toBody(new Unauthorized({ reason: "expired" }))).toStrictEqual({
+      code: "unauthorized",
+      message: "The API key has expired",
+      status: 401
+    })
   })
 
   it("a store failure discloses nothing: 503 when the store cannot be reached, else 500", () => {

@@ -10,7 +10,10 @@ const record = {
   limits: { perMinute: 300, perDay: 10_000 },
   environment: "production",
   createdAt: new Date(1_767_225_600_000),
-  revokedAt: Option.none()
+  revokedAt: Option.none(),
+  expiresAt: Option.some(new Date(1_800_000_000_000)),
+  window: "sliding",
+  previousSecret: Option.some({ digest: "1".repeat(64), prefix: "ask_live_EfGh", until: new Date(1_767_312_000_000) })
 }
 
 describe("ApiKey", () => {
@@ -24,6 +27,10 @@ describe("ApiKey", () => {
       expect(Schema.encodeSync(ApiKey)(decoded.right)).toEqual(record)
     }
     expect(Schema.decodeUnknownEither(ApiKey)({ ...record, id: undefined })._tag).toBe("Left")
+    expect(Schema.decodeUnknownEither(ApiKey)({ ...record, window: "rolling" })._tag).toBe("Left")
+    // A key made without the fields of expiry, window and rotation never expires, is fixed, and was never rotated.
+    const { expiresAt: _e, previousSecret: _p, window: _w, ...plain } = record
+    expect(new ApiKey(plain as never)).toMatchObject({ expiresAt: Option.none(), window: "fixed", previousSecret: Option.none() })
     expect(ApiKey.identifier).toBe("ApiKey")
   })
 })

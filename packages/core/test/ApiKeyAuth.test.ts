@@ -86,7 +86,8 @@ describe("ApiKeyAuth", () => {
           keyId: key.id,
           plan,
           limits: limitsByPlan[plan],
-          environment: "production"
+          environment: "production",
+          window: "fixed"
         })
       }
       const limits = { perMinute: 7, perDay: 70 }
@@ -95,7 +96,8 @@ describe("ApiKeyAuth", () => {
         keyId: key.id,
         plan: "enterprise",
         limits,
-        environment: "production"
+        environment: "production",
+        window: "fixed"
       })
     }).pipe(Effect.provide(authLayer())))
 
@@ -145,6 +147,48 @@ describe("ApiKeyAuth", () => {
     { fastCheck: { numRuns: 60 } }
   )
 
+  it.effect("a secret is accepted only as its key's current digest, or its previous one before the grace ends, whatever the store answers", () =>
+    Effect.gen(function*() {
+      const auth = yield* ApiKeyAuth.ApiKeyAuth
+      yield* TestClock.setTime(5_000)
+      const secret = "ask_live_" + "a".repeat(20)
+      const previous = "ask_live_" + "b".repeat(20)
+      expect((yield* auth.authenticate(secret)).keyId).toBe("key_found")
+      expect((yield* auth.authenticate(previous)).keyId).toBe("key_found")
+      // A store answering this key for a digest it does not hold is not believed.
+      expect((yield* Effect.flip(auth.authenticate("ask_live_" + "c".repeat(20)))).reason).toBe("rotated")
+      yield* TestClock.setTime(9_000)
+      expect((yield* Effect.flip(auth.authenticate(previous))).reason).toBe("rotated")
+      expect((yield* auth.authenticate(secret)).keyId).toBe("key_found")
+    }).pipe(
+      Effect.provide(ApiKeyAuth.layer),
+      Effect.provide(AccessConfig.layer()),
+      Effect.provide(Layer.succeed(ApiKeyStore, {
+        insert: () => Effect.die("unexpected"),
+        findByDigest: () =>
+          Effect.succeed(Option.some(
+            new ApiKey({
+              id: "key_found",
+              prefix: "ask_live_aaaa",
+              digest: sha256("ask_live_" + "a".repeat(20)),
+              plan: "free",
+              limits: limitsByPlan.free,
+              environment: "production",
+              createdAt: new Date(0),
+              revokedAt: Option.none(),
+              previousSecret: Option.some({
+                digest: sha256("ask_live_" + "b".repeat(20)),
+                prefix: "ask_live_bbbb",
+                until: new Date(9_000)
+              })
+            })
+          )),
+        list: Effect.die("unexpected"),
+        rotate: () => Effect.die("unexpected"),
+        revoke: () => Effect.die("unexpected")
+      }))
+    ))
+
   it.effect("a malformed credential never reaches the store", () =>
     Effect.gen(function*() {
       const auth = yield* ApiKeyAuth.ApiKeyAuth
@@ -156,6 +200,7 @@ describe("ApiKeyAuth", () => {
         insert: () => Effect.die("unexpected"),
         findByDigest: () => Effect.die("unexpected"),
         list: Effect.die("unexpected"),
+        rotate: () => Effect.die("unexpected"),
         revoke: () => Effect.die("unexpected")
       }))
     ))

@@ -206,7 +206,8 @@ describe("GuardedPetOperations", () => {
           insert: () => Effect.fail(storeError),
           findByDigest: () => Effect.fail(storeError),
           list: Effect.fail(storeError),
-          revoke: () => Effect.fail(storeError)
+          revoke: () => Effect.fail(storeError),
+          rotate: () => Effect.fail(storeError)
         })
       })
       const keysDown = yield* failure("getPet", { credential: "ask_live_0123456789abcdefXYZ", clientAddress: "a" }).pipe(

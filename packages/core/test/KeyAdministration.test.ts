@@ -96,13 +96,17 @@ describe("KeyAdministration", () => {
         dayStart: (Math.floor(now / dayMs) + dayOffset) * dayMs,
         dayCount: 9,
         refusedCount: 1,
-        bannedUntil: bannedFor === 0 ? 0 : now + bannedFor
+        bannedUntil: bannedFor === 0 ? 0 : now + bannedFor,
+        previousMinuteCount: 3
       }
-      const key = { revokedAt: Option.none() } as never
+      const key = { revokedAt: Option.none(), expiresAt: Option.none() } as never
       const status = KeyAdministration.statusOf(key, state, now)
       expect(status.usage).toEqual({ minute: minuteOffset >= 0 ? 4 : 0, day: dayOffset >= 0 ? 9 : 0 })
       expect(status.state).toBe(bannedFor > 0 ? "banned" : "active")
       expect(KeyAdministration.statusOf(key, undefined, now).usage).toEqual({ minute: 0, day: 0 })
+      // A ban ends at its instant.
+      expect(KeyAdministration.statusOf(key, { ...state, bannedUntil: now }, now).state).toBe("active")
+      expect(KeyAdministration.statusOf(key, { ...state, bannedUntil: now + 1 }, now).state).toBe("banned")
     }
   )
 })

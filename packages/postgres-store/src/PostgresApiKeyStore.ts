@@ -2,8 +2,8 @@
  * `ApiKeyStore` on PostgreSQL. A row holds a key's digest, never its secret;
  * the digest is unique, which makes inserting idempotent, also when several
  * processes insert one digest at once. Keys found by digest are kept for at
- * most `keyCacheTtl`; a revocation is announced to every store on the
- * database when it commits, and those listening (`PostgresDatabase.listenUrl`)
+ * most `keyCacheTtl`; a revocation or rotation is announced to every store on
+ * the database when it commits, and those listening (`PostgresDatabase.listenUrl`)
  * forget their kept keys at once (`internal/foundKeys.ts`).
  *
  * @since 1.0.0
@@ -28,6 +28,9 @@ import * as PostgresDatabase from "./PostgresDatabase.js"
  */
 export const keyCacheTtl: Duration.Duration = Duration.seconds(1)
 
+/** The types of `ApiKeyRow.columns`, for the parameters of an `INSERT ... SELECT`. */
+const columnTypes = ["text", "text", "text", "text", "bigint", "bigint", "text", "bigint", "bigint", "bigint", "text", "text", "text", "bigint"]
+
 // Rows hold what `insert` stored (a valid `ApiKey`); `bigint` columns arrive as strings.
 /**
  * The store, and (when the database has a `listenUrl`) its listener of
@@ -45,14 +48,20 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Postgres
     if (listenUrl !== undefined) yield* Listener.listen(listenUrl, channel, found.forget)
     const keys = table("api_keys")
     const columns = ApiKeyRow.columns
+    // A digest stored as a key's previous one is not inserted again: it finds that key.
     const insertSql = `INSERT INTO ${keys} (${columns})
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      SELECT ${columnTypes.map((type, i) => `$${i + 1}::${type}`).join(", ")}
+      WHERE NOT EXISTS (SELECT FROM ${keys} WHERE previous_digest = $3)
       ON CONFLICT (digest) DO NOTHING`
-    const findByDigestSql = `SELECT ${columns} FROM ${keys} WHERE digest = $1`
+    const findByDigestSql = `SELECT ${columns} FROM ${keys} WHERE digest = $1
+      UNION ALL SELECT ${columns} FROM ${keys} WHERE previous_digest = $1`
     const listSql = `SELECT ${columns} FROM ${keys} ORDER BY created_at, seq`
     // The notification is sent when the revocation commits.
     const revokeSql = `WITH r AS (UPDATE ${keys} SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING ${columns})
       SELECT ${columns}, pg_notify($3, 'revoked')::text FROM r`
+    const rotateSql = `WITH r AS (UPDATE ${keys} SET previous_digest = digest, previous_prefix = prefix, previous_until = $3,
+        digest = $1, prefix = $2 WHERE id = $4 RETURNING ${columns})
+      SELECT ${columns}, pg_notify($5, 'rotated')::text FROM r`
     const rows = (text: string, params: ReadonlyArray<unknown> = []) =>
       sql.unsafe(text, params).values as unknown as Effect.Effect<ReadonlyArray<ApiKeyRow.ApiKeyRow>, SqlError>
     const findRows = Prepared.values<ApiKeyRow.ApiKeyRow>(database, findByDigestSql)
@@ -65,9 +74,17 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Postgres
         const generation = found.generation()
         return Effect.map(
           findRows([digest]),
-          (row) => row[0] === undefined ? Option.none() : found.keep(ApiKeyRow.toApiKey(row[0]), generation)
+          (row) => row[0] === undefined ? Option.none() : found.keep(digest, ApiKeyRow.toApiKey(row[0]), generation)
         )
       })
+    /** The key a notifying statement changed, if any; every kept key forgotten. */
+    const changed = (returned: ReadonlyArray<ApiKeyRow.ApiKeyRow>) => {
+      found.forget()
+      return Option.map(
+        Option.fromNullable(returned[0]),
+        (row) => ApiKeyRow.toApiKey(row.slice(0, -1) as unknown as ApiKeyRow.ApiKeyRow)
+      )
+    }
     return {
       insert: (key) =>
         sql.unsafe(insertSql, ApiKeyRow.fromApiKey(key)).pipe(
@@ -80,15 +97,11 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Postgres
       findByDigest: (digest) => findKept(digest).pipe(mapStoreError("Reading an API key")),
       list: Effect.map(rows(listSql), (found) => found.map(ApiKeyRow.toApiKey)).pipe(mapStoreError("Listing API keys")),
       revoke: (id, at) =>
-        rows(revokeSql, [at.getTime(), id, channel]).pipe(
-          Effect.map((revoked) => {
-            found.forget()
-            return Option.map(
-              Option.fromNullable(revoked[0]),
-              (row) => ApiKeyRow.toApiKey(row.slice(0, -1) as unknown as ApiKeyRow.ApiKeyRow)
-            )
-          }),
-          mapStoreError("Revoking an API key")
+        rows(revokeSql, [at.getTime(), id, channel]).pipe(Effect.map(changed), mapStoreError("Revoking an API key")),
+      rotate: (id, next, until) =>
+        rows(rotateSql, [next.digest, next.prefix, until.getTime(), id, channel]).pipe(
+          Effect.map(changed),
+          mapStoreError("Rotating an API key")
         )
     }
   })

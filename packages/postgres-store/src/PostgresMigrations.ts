@@ -121,6 +121,23 @@ export const migrations: Readonly<Record<string, Migration>> = {
       name text NOT NULL PRIMARY KEY,
       value text NOT NULL CHECK (length(value) >= 32)
     )`
+  ),
+  // A sliding minute reads the count of the minute before the current one;
+  // NULL in a row whose counters are NULL (no state yet), as the others.
+  "6_rate_limits_previous_minute": statements(
+    (db) => `ALTER TABLE ${db.table("rate_limits")} ADD COLUMN previous_minute_count bigint`,
+    (db) => `UPDATE ${db.table("rate_limits")} SET previous_minute_count = 0 WHERE minute_start IS NOT NULL`
+  ),
+  // Keys that expire, count a sliding minute, and keep their previous secret
+  // (its digest) for a grace period after a rotation.
+  "7_api_keys_expiry_window_rotation": statements(
+    (db) =>
+      `ALTER TABLE ${db.table("api_keys")}
+        ADD COLUMN expires_at bigint,
+        ADD COLUMN minute_window text NOT NULL DEFAULT 'fixed' CHECK (minute_window IN ('fixed', 'sliding')),
+        ADD COLUMN previous_digest text UNIQUE,
+        ADD COLUMN previous_prefix text,
+        ADD COLUMN previous_until bigint`
   )
 }
 

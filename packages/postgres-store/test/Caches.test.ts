@@ -43,7 +43,7 @@ const key = new ApiKey.ApiKey({
 
 const count = (limit: number) => (state: RateLimitStore.RateLimitState | undefined) => {
   const used = state?.minuteCount ?? 0
-  const next = { minuteStart: 0, minuteCount: used < limit ? used + 1 : used, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0 }
+  const next = { minuteStart: 0, minuteCount: used < limit ? used + 1 : used, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }
   return [used < limit, next] as const
 }
 

@@ -2,11 +2,12 @@ import {
   testApiKeyStore,
   testCursorSecret,
   testIdempotencyStore,
+  testKeyLifecycle,
   testPetRepository,
   testRateLimitStore
 } from "@animal-store/core/test"
 import { Effect, Layer } from "effect"
-import { PostgresStore } from "../src/index.js"
+import { PostgresApiKeyStore, PostgresStore } from "../src/index.js"
 import { freshLayer, freshLayerOnClient, freshSchema, useCluster, useSharedClient } from "./support/fresh.js"
 
 const cluster = useCluster()
@@ -35,4 +36,22 @@ testCursorSecret(
     let builds = 0
     return Layer.unwrapEffect(Effect.sync(() => builds++ % 2 === 0 ? onClient : freshLayer(cluster, { schema })))
   })
+)
+
+// Servers on one schema, on the shared client and on pools of their own: a
+// revocation or rotation reaches the others within the key cache's time.
+testKeyLifecycle(
+  "PostgreSQL",
+  Effect.sync(() => {
+    const schema = freshSchema()
+    const onClient = Layer.unwrapEffect(
+      Effect.map(
+        Effect.promise(client),
+        (context) => Layer.provide(PostgresStore.layerOnClient({ schema }), Layer.succeedContext(context))
+      )
+    )
+    let builds = 0
+    return Layer.unwrapEffect(Effect.sync(() => builds++ % 2 === 0 ? onClient : freshLayer(cluster, { schema })))
+  }),
+  { propagation: PostgresApiKeyStore.keyCacheTtl }
 )

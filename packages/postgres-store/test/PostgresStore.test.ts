@@ -52,8 +52,8 @@ describe("PostgresStore", () => {
       const rows = yield* Effect.promise(() =>
         cluster().query<{ migration_id: number }>(`SELECT migration_id FROM ${schema}.effect_sql_migrations ORDER BY 1`)
       )
-      expect(rows.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5])
-      expect(PostgresMigrations.schemaVersion).toBe(5)
+      expect(rows.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5, 6, 7])
+      expect(PostgresMigrations.schemaVersion).toBe(7)
     }))
 
   it.effect("refuses a database newer than the code, and upgrades an older one", () =>
@@ -68,14 +68,46 @@ describe("PostgresStore", () => {
           Effect.provide(Layer.provide(PostgresDatabase.layer(schema), client)),
           Effect.exit
         )
-      const { "4_create_idempotency_keys": _4, "5_create_store_secrets": _5, ...older } = PostgresMigrations.migrations
+      const {
+        "4_create_idempotency_keys": _4,
+        "5_create_store_secrets": _5,
+        "6_rate_limits_previous_minute": _6,
+        "7_api_keys_expiry_window_rotation": _7,
+        ...older
+      } = PostgresMigrations.migrations
       expect(yield* migrateWith(older)).toEqual(
         Exit.succeed([[1, "create_pets"], [2, "create_api_keys"], [3, "create_rate_limits"]])
       )
-      expect(yield* migrateWith(PostgresMigrations.migrations)).toEqual(Exit.succeed([[4, "create_idempotency_keys"], [5, "create_store_secrets"]]))
+      // A version 3 database's rows: a key, a subject's counters and a row of NULL counters (no state yet).
+      yield* Effect.promise(() =>
+        cluster().query(`INSERT INTO ${schema}.api_keys (id, digest, prefix, plan, per_minute, per_day, environment, created_at)
+          VALUES ('key_old', '${"d".repeat(64)}', 'ask_live_abcd', 'pro', 300, 10000, 'production', 1000)`)
+      )
+      yield* Effect.promise(() =>
+        cluster().query(`INSERT INTO ${schema}.rate_limits VALUES ('key:key_old', 60000, 7, 0, 9, 1, 0), ('key:new', NULL, NULL, NULL, NULL, NULL, NULL)`)
+      )
+      expect(yield* migrateWith(PostgresMigrations.migrations)).toEqual(Exit.succeed([
+        [4, "create_idempotency_keys"],
+        [5, "create_store_secrets"],
+        [6, "rate_limits_previous_minute"],
+        [7, "api_keys_expiry_window_rotation"]
+      ]))
+      const counters = yield* Effect.promise(() =>
+        cluster().query<{ subject: string; previous_minute_count: string | null }>(
+          `SELECT subject, previous_minute_count FROM ${schema}.rate_limits ORDER BY subject`
+        )
+      )
+      expect(counters).toEqual([
+        { subject: "key:key_old", previous_minute_count: "0" },
+        { subject: "key:new", previous_minute_count: null }
+      ])
+      const keys = yield* Effect.promise(() =>
+        cluster().query(`SELECT minute_window, expires_at, previous_digest FROM ${schema}.api_keys`)
+      )
+      expect(keys).toEqual([{ minute_window: "fixed", expires_at: null, previous_digest: null }])
       const refused = storeErrorOf(yield* migrateWith(older))
       expect(refused.reason).toBe("Incompatible")
-      expect(refused.message).toMatch(/schema is version 5, newer than version 3/)
+      expect(refused.message).toMatch(/schema is version 7, newer than version 3/)
       // The store's own opening (the whole record) accepts it as it is.
       const opened = yield* Effect.exit(
         Layer.build(Layer.provide(PostgresStore.layerOnClient({ schema }), client)).pipe(Effect.scoped)

@@ -43,7 +43,7 @@ describe.sequential("servers on one PostgreSQL database", () => {
         [],
         new URL(store).pathname.slice(1)
       )
-      expect(Number(migrations[0]!.n)).toBe(5)
+      expect(Number(migrations[0]!.n)).toBe(7)
 
       const created = await runCli(["keys", "create", "--plan", "free", "--store", store])
       expect(created.code).toBe(0)
@@ -99,6 +99,31 @@ describe.sequential("servers on one PostgreSQL database", () => {
 
       for (const server of servers) expect(server.output()).not.toContain(cluster().password)
       for (const finished of [created, listed]) expect(finished.stderr + finished.stdout).not.toContain(cluster().password)
+    })
+  }, 120_000)
+
+  it("a rotation by `keys rotate` (another process) holds on every server: the previous secret until its grace ends, at once with --grace 0", async () => {
+    const store = await cluster().createDatabase()
+    await withServers(2, store, {}, async (servers) => {
+      const created = JSON.parse((await runCli(["keys", "create", "--plan", "pro", "--json", "--store", store])).stdout) as {
+        key: { id: string }
+        secret: string
+      }
+      const statuses = async (secret: string) =>
+        Promise.all(servers.map(async (server) => (await request(server.origin, "/v1/pets", { key: secret })).status))
+      // Each server has found (and keeps) the key.
+      expect(await statuses(created.secret)).toEqual([200, 200])
+      const rotated = await runCli(["keys", "rotate", created.key.id, "--grace", "1h", "--store", store])
+      expect(rotated.code).toBe(0)
+      const second = rotated.stdout.trim()
+      expect(await statuses(created.secret)).toEqual([200, 200])
+      expect(await statuses(second)).toEqual([200, 200])
+      const third = (await runCli(["keys", "rotate", created.key.id, "--grace", "0", "--store", store])).stdout.trim()
+      expect(await statuses(second)).toEqual([401, 401])
+      expect(await statuses(created.secret)).toEqual([401, 401])
+      expect(await statuses(third)).toEqual([200, 200])
+      expect((await runCli(["keys", "revoke", created.key.id, "--store", store])).code).toBe(0)
+      expect(await statuses(third)).toEqual([401, 401])
     })
   }, 120_000)
 

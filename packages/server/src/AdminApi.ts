@@ -1,6 +1,6 @@
 /**
  * The admin API of the operations listener, under `/admin/v1`: issue (the
- * secret in the 201 body, once), list, show, revoke and unban keys, behind a
+ * secret in the 201 body, once), list, show, revoke, rotate and unban keys, behind a
  * bearer token compared in constant time; `Error` bodies as the public API's;
  * its own OpenAPI document at `/admin/v1/openapi.json` (no token needed).
  * Every action is logged, never with a secret. Built on core's `KeyAdministration`.
@@ -23,7 +23,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Scope } from "effect"
-import { Cause, Effect, Layer, Redacted, Schema } from "effect"
+import { Cause, Duration, Effect, Layer, Redacted, Schema } from "effect"
 import * as AdminToken from "./internal/adminToken.js"
 import * as KeyView from "./internal/keyView.js"
 
@@ -111,9 +111,17 @@ export const KeyList = KeyView.KeyList
  */
 export const IssuedKey = KeyView.IssuedKeyView
 
+/** An RFC 3339 instant with its offset (`Z` or `+hh:mm`). */
+const Rfc3339 = Schema.String.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i),
+  Schema.filter((text) => !Number.isNaN(Date.parse(text)) || "a valid instant")
+).annotations({ jsonSchema: { format: "date-time" }, description: "An RFC 3339 instant, such as 2030-01-01T00:00:00Z" })
+
 /**
  * The body of `POST /keys`: a plan, limits for (and only for) `enterprise`
- * (per day at least per minute), and the environment (the served one when absent).
+ * (per day at least per minute), the environment (the served one when
+ * absent), when it expires (never when absent) and its minute window
+ * (`fixed` when absent).
  *
  * @since 1.0.0
  * @category schemas
@@ -121,8 +129,28 @@ export const IssuedKey = KeyView.IssuedKeyView
 export const IssueKeyRequest = Schema.Struct({
   plan: Plan.Plan,
   limits: Schema.optional(Plan.PlanLimits),
-  environment: Schema.optional(ApiKey.Environment)
+  environment: Schema.optional(ApiKey.Environment),
+  expiresAt: Schema.optional(Rfc3339.annotations({ description: "When the key stops working: a later instant than now" })),
+  window: Schema.optional(ApiKey.MinuteWindow.annotations({
+    description: "How the minute limit is counted: the UTC minute (fixed, the default), or with the previous " +
+      "minute weighted by its share of the last 60 seconds (sliding)"
+  }))
 }).annotations({ identifier: "IssueKeyRequest" })
+
+/**
+ * The query of `POST /keys/{id}/rotate`: how long the previous secret keeps
+ * working, in seconds (default 86400; 0 ends it at once).
+ *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const RotateKeyParams = Schema.Struct({
+  graceSeconds: Schema.optional(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 315_360_000)).annotations({
+      description: "Seconds the previous secret keeps working (default 86400; 0 ends it at once)"
+    })
+  )
+})
 
 /**
  * The bearer token of the admin API.
@@ -151,6 +179,18 @@ export class KeysGroup extends HttpApiGroup.make("keys")
   .add(HttpApiEndpoint.get("listKeys", "/keys").addSuccess(KeyList))
   .add(HttpApiEndpoint.get("getKey")`/keys/${id}`.addSuccess(Key).addError(AdminNotFound))
   .add(HttpApiEndpoint.del("revokeKey")`/keys/${id}`.addSuccess(Key).addError(AdminNotFound))
+  .add(
+    HttpApiEndpoint.post("rotateKey")`/keys/${id}/rotate`
+      .setUrlParams(RotateKeyParams)
+      .addSuccess(IssuedKey)
+      .addError(AdminNotFound)
+      .addError(AdminInvalidRequest)
+      .annotate(
+        OpenApi.Description,
+        "Issues a new secret for the key (same id, plan, limits, counts and ban), shown this once; the previous " +
+          "secret keeps working for graceSeconds. A revoked key is a 400."
+      )
+  )
   .add(HttpApiEndpoint.post("unbanKey")`/keys/${id}/unban`.addSuccess(Key).addError(AdminNotFound))
   .addError(AdminServiceUnavailable)
   .addError(AdminInternalError)
@@ -208,8 +248,10 @@ const keysLive = HttpApiBuilder.group(Api, "keys", (handlers) =>
   Effect.map(KeyAdministration.KeyAdministration, (admin) =>
     handlers
       .handle("issueKey", ({ payload }) =>
-        admin.issue(payload).pipe(
-          Effect.tap(({ key, status }) => logged("issueKey", status, { plan: key.plan, environment: key.environment })),
+        admin.issue({ ...payload, expiresAt: payload.expiresAt === undefined ? undefined : new Date(payload.expiresAt) }).pipe(
+          Effect.tap(({ key, status }) =>
+            logged("issueKey", status, { plan: key.plan, environment: key.environment, window: key.window })
+          ),
           Effect.map(({ secret, status }) => ({ key: KeyView.viewOf(status), secret: Redacted.value(secret) })),
           Effect.catchTags({
             InvalidRequest: (error) =>
@@ -234,6 +276,17 @@ const keysLive = HttpApiBuilder.group(Api, "keys", (handlers) =>
           Effect.tap((status) => logged("revokeKey", status)),
           Effect.map(KeyView.viewOf),
           Effect.catchTags({ ApiKeyNotFound: notFound, StoreError: storeFailure })
+        ))
+      .handle("rotateKey", ({ path, urlParams }) =>
+        admin.rotate(path.id, Duration.seconds(urlParams.graceSeconds ?? 86_400)).pipe(
+          Effect.tap(({ status }) => logged("rotateKey", status, { graceSeconds: urlParams.graceSeconds ?? 86_400 })),
+          Effect.map(({ secret, status }) => ({ key: KeyView.viewOf(status), secret: Redacted.value(secret) })),
+          Effect.catchTags({
+            ApiKeyNotFound: notFound,
+            InvalidRequest: (error) =>
+              Effect.fail(new AdminInvalidRequest({ ...ApiError.toBody(error), code: "invalid_request", status: 400 })),
+            StoreError: storeFailure
+          })
         ))
       .handle("unbanKey", ({ path }) =>
         admin.unban(path.id).pipe(

@@ -106,6 +106,9 @@ describe("the admin API", () => {
         state: "active",
         bannedUntil: null,
         revokedAt: null,
+        expiresAt: null,
+        window: "fixed",
+        previousSecret: null,
         createdAt: issued.body.key.createdAt,
         usage: { minute: 0, day: 0 }
       })
@@ -208,6 +211,7 @@ describe("the admin API", () => {
       expect(Object.keys(document.body.paths).sort()).toEqual([
         "/admin/v1/keys",
         "/admin/v1/keys/{id}",
+        "/admin/v1/keys/{id}/rotate",
         "/admin/v1/keys/{id}/unban"
       ])
       const operations = Object.values(document.body.paths).flatMap((item) =>
@@ -218,6 +222,7 @@ describe("the admin API", () => {
         "keys.issueKey",
         "keys.listKeys",
         "keys.revokeKey",
+        "keys.rotateKey",
         "keys.unbanKey"
       ])
       for (const operation of operations) {
@@ -226,5 +231,67 @@ describe("the admin API", () => {
       }
       expect(document.body.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" })
       expect(Object.keys(document.body.paths["/admin/v1/keys"].post.responses)).toContain("201")
+      const issueRequest = document.body.components.schemas.IssueKeyRequest
+      expect(issueRequest.properties.expiresAt).toMatchObject({ type: "string", format: "date-time" })
+      expect(issueRequest.properties.window.enum).toEqual(["fixed", "sliding"])
+      const rotate = document.body.paths["/admin/v1/keys/{id}/rotate"].post
+      expect(rotate.parameters.map((parameter: { name: string }) => parameter.name)).toContain("graceSeconds")
+      expect(Object.keys(document.body.components.schemas.Key.properties)).toEqual(
+        expect.arrayContaining(["expiresAt", "window", "previousSecret"])
+      )
+    }))
+
+  it.scopedLive("issues keys that expire or count a sliding minute, and rotates keys with a grace period", () =>
+    Effect.gen(function*() {
+      const { call, lines, services } = yield* serveAdmin
+      const authenticate = (secret: string) =>
+        Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.authenticate(secret)).pipe(
+          Effect.match({ onFailure: (error) => error._tag === "Unauthorized" ? error.reason : "store", onSuccess: (p) => p.keyId }),
+          Effect.provide(services)
+        )
+      const expiresAt = new Date(Date.now() + 1_500).toISOString()
+      const expiring = yield* call("POST", "/admin/v1/keys", { body: JSON.stringify({ plan: "free", expiresAt, window: "sliding" }) })
+      expect(expiring.status).toBe(201)
+      expect(expiring.body.key).toMatchObject({ state: "active", expiresAt, window: "sliding", previousSecret: null })
+      expect(yield* authenticate(expiring.body.secret)).toBe(expiring.body.key.id)
+      // Waits for the instant (a real clock here; core's contract moves a TestClock).
+      yield* Effect.sleep(Math.max(0, Date.parse(expiresAt) - Date.now()) + 50)
+      expect(yield* authenticate(expiring.body.secret)).toBe("expired")
+      expect((yield* call("GET", `/admin/v1/keys/${expiring.body.key.id}`)).body).toMatchObject({ state: "expired", expiresAt })
+
+      const past = yield* call("POST", "/admin/v1/keys", { body: JSON.stringify({ plan: "free", expiresAt: "2020-01-01T00:00:00Z" }) })
+      expectError(past, 400, "invalid_request")
+      expectError(yield* call("POST", "/admin/v1/keys", { body: JSON.stringify({ plan: "free", expiresAt: "tomorrow" }) }), 400, "invalid_request")
+      expectError(yield* call("POST", "/admin/v1/keys", { body: JSON.stringify({ plan: "free", window: "rolling" }) }), 400, "invalid_request")
+
+      const issued = yield* call("POST", "/admin/v1/keys", { body: JSON.stringify({ plan: "pro" }) })
+      const id: string = issued.body.key.id
+      const before = Date.now()
+      const rotated = yield* call("POST", `/admin/v1/keys/${id}/rotate?graceSeconds=3600`)
+      expect(rotated.status).toBe(200)
+      expect(rotated.body.secret).not.toBe(issued.body.secret)
+      expect(rotated.body.key).toMatchObject({ id, plan: "pro", prefix: rotated.body.secret.slice(0, 13) })
+      expect(rotated.body.key.previousSecret.prefix).toBe(issued.body.key.prefix)
+      const until = Date.parse(rotated.body.key.previousSecret.until)
+      expect(until).toBeGreaterThanOrEqual(before + 3_600_000)
+      expect(until).toBeLessThanOrEqual(Date.now() + 3_600_000)
+      expect(yield* authenticate(issued.body.secret)).toBe(id)
+      expect(yield* authenticate(rotated.body.secret)).toBe(id)
+      // Without graceSeconds, 24 hours; with 0, the previous secret ends at once.
+      const again = yield* call("POST", `/admin/v1/keys/${id}/rotate`)
+      expect(Date.parse(again.body.key.previousSecret.until)).toBeGreaterThanOrEqual(before + 86_400_000)
+      expect(yield* authenticate(issued.body.secret)).toBe("unknown")
+      const atOnce = yield* call("POST", `/admin/v1/keys/${id}/rotate?graceSeconds=0`)
+      expect(yield* authenticate(again.body.secret)).toBe("rotated")
+      expect(yield* authenticate(atOnce.body.secret)).toBe(id)
+      expectError(yield* call("POST", `/admin/v1/keys/${id}/rotate?graceSeconds=-1`), 400, "invalid_request")
+      expectError(yield* call("POST", "/admin/v1/keys/key_nope/rotate"), 404, "not_found")
+      yield* call("DELETE", `/admin/v1/keys/${id}`)
+      expectError(yield* call("POST", `/admin/v1/keys/${id}/rotate`), 400, "invalid_request")
+      expect(yield* authenticate(atOnce.body.secret)).toBe("revoked")
+
+      const logged = JSON.stringify(lines)
+      for (const secret of [issued, rotated, again, atOnce].map((reply) => reply.body.secret)) expect(logged).not.toContain(secret)
+      expect(lines.filter((line) => line.annotations["admin.action"] === "rotateKey")).toHaveLength(3)
     }))
 })

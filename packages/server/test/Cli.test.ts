@@ -246,12 +246,17 @@ describe("animal-store keys", () => {
     expect(await failure(["keys", "create", "--plan", "enterprise", "--per-minute", "5"])).toMatch(/go together/)
     expect(await failure(["keys", "create", "--plan", "enterprise", "--per-minute", "10", "--per-day", "5"]))
       .toBe("--per-day: must be at least --per-minute (10)")
-    for (const command of ["show", "unban"]) {
+    for (const command of ["show", "unban", "rotate"]) {
       expect(await failure(["keys", command])).toContain("<id>")
     }
     expect(await failure(["keys", "revoke"])).toContain("<id>")
     expect(await failure(["keys", "revoke", "key_1", "key_2"])).toContain("'key_2'")
-    expect(await failure(["keys", "rotate"])).toMatch(/^unknown command "keys rotate"/)
+    expect(await failure(["keys", "rename"])).toMatch(/^unknown command "keys rename"/)
+    for (const duration of ["0", "-1d", "1x", "d", "30 d", "1m1h"]) {
+      expect(await failure(["keys", "create", "--plan", "free", "--expires-in", duration])).toMatch(/^--expires-in: expected a duration/)
+    }
+    expect(await failure(["keys", "create", "--plan", "free", "--window", "rolling"])).toContain("fixed")
+    expect(await failure(["keys", "rotate", "key_1", "--grace", "1 day"])).toMatch(/^--grace: expected a duration/)
   })
 
   it("shows the help for help, and the version", async () => {
@@ -259,7 +264,7 @@ describe("animal-store keys", () => {
       const { err, out, result } = await Effect.runPromise(run(argv))
       expect(result._tag).toBe("Right")
       expect(err).toEqual([])
-      expect(out.join("\n")).toMatch(/COMMANDS[^]*- serve [^]*- keys create [^]*- keys list [^]*- keys show [^]*- keys revoke [^]*- keys unban /)
+      expect(out.join("\n")).toMatch(/COMMANDS[^]*- serve [^]*- keys create [^]*- keys list [^]*- keys show [^]*- keys revoke [^]*- keys rotate [^]*- keys unban /)
     }
     for (const argv of [["keys"], ["keys", "-h"], ["help", "keys"]]) {
       expect((await Effect.runPromise(run(argv))).out.join("\n")).toMatch(/COMMANDS[^]*- create [^]*- list [^]*- show [^]*- revoke [^]*- unban /)
@@ -287,7 +292,7 @@ describe("animal-store keys, run in-process", () => {
       const id = /Created key (\S+) \(pro, staging\)/.exec(created.err[0]!)![1]!
 
       const listed = yield* run(["keys", "list", ...store])
-      expect(listed.out.join("\n")).toMatch(new RegExp(`${id}\\s+ask_test_\\S+\\.\\.\\.\\s+pro\\s+300/min 10000/day\\s+staging\\s+active\\s+0/min 0/day`))
+      expect(listed.out.join("\n")).toMatch(new RegExp(`${id}\\s+ask_test_\\S+\\.\\.\\.\\s+pro\\s+300/min 10000/day\\s+staging\\s+active\\s+fixed\\s+never\\s+0/min 0/day`))
       expect(listed.out.join("\n")).not.toContain(secret)
 
       // The store from ANIMAL_STORE_STORE; a flag-only value (--per-minute) is never read from the environment.
@@ -364,6 +369,9 @@ describe("animal-store keys on an operator's questions", () => {
         state: "active",
         bannedUntil: null,
         revokedAt: null,
+        expiresAt: null,
+        window: "fixed",
+        previousSecret: null,
         createdAt: created.key.createdAt,
         usage: { minute: 0, day: 0 }
       })
@@ -410,5 +418,48 @@ describe("animal-store keys on an operator's questions", () => {
       }
       const listed = (yield* run(["keys", "list", "--json", ...store])).out.join("\n")
       expect(listed).not.toContain(created.secret)
+    }))
+
+  it.scopedLive("creates keys that expire or count a sliding minute, and rotates a key with a grace period", () =>
+    Effect.gen(function*() {
+      const filename = yield* temporaryDatabase
+      const store = ["--store", `sqlite:${filename}`]
+      yield* createStore(filename)
+      const json = (argv: ReadonlyArray<string>) =>
+        Effect.map(run([...argv, "--json", ...store]), ({ out }) => JSON.parse(out[0]!))
+      const before = Date.now()
+      const created = yield* json(["keys", "create", "--plan", "free", "--expires-in", "1d12h", "--window", "sliding"])
+      expect(created.key.window).toBe("sliding")
+      const expiresAt = Date.parse(created.key.expiresAt)
+      expect(expiresAt).toBeGreaterThanOrEqual(before + 36 * 3_600_000)
+      expect(expiresAt).toBeLessThanOrEqual(Date.now() + 36 * 3_600_000)
+      const id: string = created.key.id
+      const shown = (yield* run(["keys", "show", id, ...store])).out.join("\n")
+      expect(shown).toMatch(new RegExp(`^expires +${created.key.expiresAt}$`, "m"))
+      expect(shown).toMatch(/^window +sliding$/m)
+      expect((yield* run(["keys", "list", ...store])).out.join("\n")).toMatch(/WINDOW +EXPIRES[^]*active +sliding +\d{4}-/)
+
+      const rotated = yield* run(["keys", "rotate", id, "--grace", "90m", ...store])
+      expect(rotated.out).toHaveLength(1)
+      const secret = rotated.out[0]!
+      expect(secret).toMatch(/^ask_live_/)
+      expect(secret).not.toBe(created.secret)
+      expect(rotated.err.join("\n")).toMatch(/^Rotated key key_\S+: the previous secret works until \d{4}-.*only time the new secret is shown/)
+      const view = yield* json(["keys", "show", id])
+      expect(view.prefix).toBe(secret.slice(0, 13))
+      expect(view.previousSecret.prefix).toBe(created.key.prefix)
+      expect(Date.parse(view.previousSecret.until)).toBeGreaterThanOrEqual(before + 90 * 60_000)
+      expect((yield* run(["keys", "show", id, ...store])).out.join("\n")).toContain(
+        `previous secret  ${created.key.prefix}... until ${view.previousSecret.until}`
+      )
+      const again = yield* json(["keys", "rotate", id, "--grace", "0"])
+      expect(again.secret).toMatch(/^ask_live_/)
+      expect(Date.parse(again.key.previousSecret.until)).toBeLessThanOrEqual(Date.now())
+      const listed = (yield* run(["keys", "list", "--json", ...store])).out.join("\n")
+      for (const shownOnce of [created.secret, secret, again.secret]) expect(listed).not.toContain(shownOnce)
+      yield* run(["keys", "revoke", id, ...store])
+      const refused = yield* run(["keys", "rotate", id, ...store])
+      expect(refused.result._tag).toBe("Left")
+      expect(refused.err.join("\n")).toMatch(/is revoked/)
     }))
 })

@@ -65,7 +65,7 @@ describe.concurrent("the animal-store command", () => {
     const listed = await runCli(["keys", "list", ...store])
     expect(listed.code).toBe(0)
     expect(listed.stdout).toContain(id)
-    expect(listed.stdout).toMatch(/enterprise\s+5\/min 50\/day\s+production\s+active\s+0\/min 0\/day/)
+    expect(listed.stdout).toMatch(/enterprise\s+5\/min 50\/day\s+production\s+active\s+fixed\s+never\s+0\/min 0\/day/)
     expect(listed.stdout).not.toContain(secret)
     const json = await runCli(["keys", "list", "--json", ...store])
     expect(json.code).toBe(0)
@@ -104,6 +104,51 @@ describe.concurrent("the animal-store command", () => {
     const reply = await listPets()
     expect(reply.status).toBe(401)
     expect(((await reply.json()) as { readonly code: string }).code).toBe("unauthorized")
+    serving.child.kill("SIGTERM")
+    expect((await serving.exited).code).toBe(0)
+    Fs.rmSync(folder, { recursive: true, force: true })
+  })
+
+  it("a running server refuses an expired key saying so, a rotated key's old secret once its grace ends (`keys rotate` in another process), and every secret of a revoked key", async () => {
+    const folder = temporaryFolder()
+    const store = ["--store", `sqlite:${Path.join(folder, "data", "animal-store.db")}`]
+    const serving = await startServe(store, {})
+    const status = async (secret: string) => {
+      const reply = await fetch(`${serving.origin}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } })
+      return reply.status === 200 ? 200 : `${reply.status} ${((await reply.json()) as { readonly message: string }).message}`
+    }
+    const expiring = JSON.parse((await runCli(["keys", "create", "--plan", "free", "--expires-in", "2s", "--json", ...store])).stdout) as {
+      key: { id: string; expiresAt: string }
+      secret: string
+    }
+    const created = JSON.parse((await runCli(["keys", "create", "--plan", "pro", "--window", "sliding", "--json", ...store])).stdout) as {
+      key: { id: string; window: string }
+      secret: string
+    }
+    expect(created.key.window).toBe("sliding")
+    expect(await status(created.secret)).toBe(200)
+
+    const rotated = await runCli(["keys", "rotate", created.key.id, "--grace", "1h", ...store])
+    expect(rotated.code).toBe(0)
+    const second = rotated.stdout.trim()
+    expect(second).toMatch(/^ask_live_/)
+    expect(rotated.stderr).toMatch(/the previous secret works until \d{4}-/)
+    expect(await status(created.secret)).toBe(200)
+    expect(await status(second)).toBe(200)
+    const third = JSON.parse((await runCli(["keys", "rotate", created.key.id, "--grace", "0", "--json", ...store])).stdout) as {
+      secret: string
+    }
+    expect(await status(created.secret)).toBe("401 The API key is invalid")
+    expect(await status(second)).toBe("401 The API key is invalid")
+    expect(await status(third.secret)).toBe(200)
+    expect((await runCli(["keys", "revoke", created.key.id, ...store])).code).toBe(0)
+    expect(await status(third.secret)).toBe("401 The API key is invalid")
+
+    // The expiry, two seconds after it was created (a real clock: the shipped server has no other).
+    while (Date.now() < Date.parse(expiring.key.expiresAt)) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(await status(expiring.secret)).toBe("401 The API key has expired")
+    const shown = JSON.parse((await runCli(["keys", "show", expiring.key.id, "--json", ...store])).stdout) as { state: string }
+    expect(shown.state).toBe("expired")
     serving.child.kill("SIGTERM")
     expect((await serving.exited).code).toBe(0)
     Fs.rmSync(folder, { recursive: true, force: true })

@@ -14,11 +14,13 @@ import { Option } from "effect"
  * @since 1.0.0
  * @category constants
  */
-export const columns = "id, prefix, digest, plan, per_minute, per_day, environment, created_at, revoked_at"
+export const columns = "id, prefix, digest, plan, per_minute, per_day, environment, created_at, revoked_at, " +
+  "expires_at, minute_window, previous_digest, previous_prefix, previous_until"
 
 /**
  * A key's column values in the order of `columns` (`revoked_at` null while
- * the key is active). Drivers may return integers as decimal strings
+ * the key is active, `expires_at` while it never expires, the `previous_`
+ * columns until it is rotated). Drivers may return integers as decimal strings
  * (PostgreSQL's `bigint`).
  *
  * @since 1.0.0
@@ -33,7 +35,12 @@ export type ApiKeyRow = readonly [
   perDay: number | string,
   environment: ApiKey.ApiKey["environment"],
   createdAt: number | string,
-  revokedAt: number | string | null
+  revokedAt: number | string | null,
+  expiresAt: number | string | null,
+  window: ApiKey.MinuteWindow,
+  previousDigest: string | null,
+  previousPrefix: string | null,
+  previousUntil: number | string | null
 ]
 
 /**
@@ -51,8 +58,19 @@ export const fromApiKey = (key: ApiKey.ApiKey): ApiKeyRow => [
   key.limits.perDay,
   key.environment,
   key.createdAt.getTime(),
-  Option.match(key.revokedAt, { onNone: () => null, onSome: (at) => at.getTime() })
+  millisOrNull(key.revokedAt),
+  millisOrNull(key.expiresAt),
+  key.window,
+  Option.match(key.previousSecret, { onNone: () => null, onSome: (previous) => previous.digest }),
+  Option.match(key.previousSecret, { onNone: () => null, onSome: (previous) => previous.prefix }),
+  Option.match(key.previousSecret, { onNone: () => null, onSome: (previous) => previous.until.getTime() })
 ]
+
+const millisOrNull = (at: Option.Option<Date>): number | null =>
+  Option.match(at, { onNone: () => null, onSome: (at) => at.getTime() })
+
+const dateOrNone = (value: number | string | null): Option.Option<Date> =>
+  value === null ? Option.none() : Option.some(new Date(Number(value)))
 
 /**
  * The `ApiKey` of a row the store wrote.
@@ -69,5 +87,12 @@ export const toApiKey = (row: ApiKeyRow): ApiKey.ApiKey =>
     limits: { perMinute: Number(row[4]), perDay: Number(row[5]) },
     environment: row[6],
     createdAt: new Date(Number(row[7])),
-    revokedAt: row[8] === null ? Option.none() : Option.some(new Date(Number(row[8])))
+    revokedAt: dateOrNone(row[8]),
+    expiresAt: dateOrNone(row[9]),
+    window: row[10],
+    previousSecret: row[11] === null ? Option.none() : Option.some({
+      digest: row[11],
+      prefix: row[12]!,
+      until: new Date(Number(row[13]))
+    })
   }, { disableValidation: true })

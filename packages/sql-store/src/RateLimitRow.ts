@@ -1,6 +1,6 @@
 /**
  * A subject's `RateLimitState` as the SQL stores keep it: one row of its
- * subject and six integer counters; and the calls they count together.
+ * subject and seven integer counters; and the calls they count together.
  *
  * @since 1.0.0
  */
@@ -15,7 +15,8 @@ type State = RateLimitStore.RateLimitState
  * @since 1.0.0
  * @category constants
  */
-export const counterColumns = ["minute_start", "minute_count", "day_start", "day_count", "refused_count", "banned_until"] as const
+export const counterColumns = ["minute_start", "minute_count", "day_start", "day_count", "refused_count", "banned_until",
+  "previous_minute_count"] as const
 
 /**
  * The columns of a row, in the order of `RateLimitRow`.
@@ -46,7 +47,8 @@ export const toState = (row: RateLimitRow): RateLimitStore.RateLimitState => ({
   dayStart: Number(row[3]),
   dayCount: Number(row[4]),
   refusedCount: Number(row[5]),
-  bannedUntil: Number(row[6])
+  bannedUntil: Number(row[6]),
+  previousMinuteCount: Number(row[7] ?? 0)
 })
 
 /**
@@ -57,7 +59,8 @@ export const toState = (row: RateLimitRow): RateLimitStore.RateLimitState => ({
  * @category conversions
  */
 export const countersOf = (state: RateLimitStore.RateLimitState): ReadonlyArray<number> => {
-  const counters = [state.minuteStart, state.minuteCount, state.dayStart, state.dayCount, state.refusedCount, state.bannedUntil]
+  const counters = [state.minuteStart, state.minuteCount, state.dayStart, state.dayCount, state.refusedCount, state.bannedUntil,
+    state.previousMinuteCount]
   for (const counter of counters) {
     if (!Number.isSafeInteger(counter)) throw new Error(`A rate-limit counter must be a safe integer, got ${counter}`)
   }

@@ -4,8 +4,10 @@ import { Arbitrary, Option } from "effect"
 import * as fc from "effect/FastCheck"
 import { ApiKeyRow } from "../src/index.js"
 
+const valid = (date: Date): boolean => !Number.isNaN(date.getTime())
 const keys = Arbitrary.make(ApiKey.ApiKey).filter((key) =>
-  !Number.isNaN(key.createdAt.getTime()) && (Option.isNone(key.revokedAt) || !Number.isNaN(key.revokedAt.value.getTime()))
+  valid(key.createdAt) && !Option.exists(key.revokedAt, (at) => !valid(at)) && !Option.exists(key.expiresAt, (at) => !valid(at)) &&
+  !Option.exists(key.previousSecret, (previous) => !valid(previous.until))
 )
 
 describe("ApiKeyRow", () => {
@@ -21,7 +23,7 @@ describe("ApiKeyRow", () => {
     }))
   })
 
-  it("an active key's revoked_at is null", () => {
+  it("an active key's revoked_at is null, as are the expiry and previous secret of a key without them", () => {
     const key = new ApiKey.ApiKey({
       id: "key_1",
       prefix: "ask_live_abcd",
@@ -32,6 +34,6 @@ describe("ApiKeyRow", () => {
       createdAt: new Date(1_700_000_000_000),
       revokedAt: Option.none()
     })
-    expect(ApiKeyRow.fromApiKey(key)).toEqual(["key_1", "ask_live_abcd", "d".repeat(64), "pro", 600, 100_000, "production", 1_700_000_000_000, null])
+    expect(ApiKeyRow.fromApiKey(key)).toEqual(["key_1", "ask_live_abcd", "d".repeat(64), "pro", 600, 100_000, "production", 1_700_000_000_000, null, null, "fixed", null, null, null])
   })
 })

@@ -10,7 +10,8 @@ const states = fc.record({
   dayStart: counter,
   dayCount: counter,
   refusedCount: counter,
-  bannedUntil: counter
+  bannedUntil: counter,
+  previousMinuteCount: counter
 })
 
 describe("RateLimitRow", () => {
@@ -24,10 +25,10 @@ describe("RateLimitRow", () => {
   })
 
   it("the counters follow the order of the columns", () => {
-    const state = { minuteStart: 1, minuteCount: 2, dayStart: 3, dayCount: 4, refusedCount: 5, bannedUntil: 6 }
-    expect(RateLimitRow.counterColumns).toEqual(["minute_start", "minute_count", "day_start", "day_count", "refused_count", "banned_until"])
+    const state = { minuteStart: 1, minuteCount: 2, dayStart: 3, dayCount: 4, refusedCount: 5, bannedUntil: 6, previousMinuteCount: 7 }
+    expect(RateLimitRow.counterColumns).toEqual(["minute_start", "minute_count", "day_start", "day_count", "refused_count", "banned_until", "previous_minute_count"])
     expect(RateLimitRow.columns.split(", ")).toEqual(["subject", ...RateLimitRow.counterColumns])
-    expect(RateLimitRow.countersOf(state)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(RateLimitRow.countersOf(state)).toEqual([1, 2, 3, 4, 5, 6, 7])
   })
 
   it("a counter that is not a safe integer is refused", () => {
@@ -71,4 +72,4 @@ describe("RateLimitRow", () => {
   })
 })
 
-const zero = { minuteStart: 0, minuteCount: 0, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0 }
+const zero = { minuteStart: 0, minuteCount: 0, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }

@@ -89,7 +89,8 @@ try {
     dayStart: 0,
     dayCount: 1,
     refusedCount: 0,
-    bannedUntil: 0
+    bannedUntil: 0,
+    previousMinuteCount: 0
   }
   const afterId = (i: number) => Pet.PetId.make(1 + (i * 7919) % (pets - 100))
 

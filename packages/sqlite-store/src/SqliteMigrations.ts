@@ -111,7 +111,22 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError, S
     ], { discard: true })),
   // No index of keys in the file: each process keeps one in memory (`internal/keyIndex.ts`).
   "8_idempotency_keys_in_memory": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`DROP INDEX idempotency_keys_key`.pipe(Effect.asVoid))
+    sql`DROP INDEX idempotency_keys_key`.pipe(Effect.asVoid)),
+  // A sliding minute reads the count of the minute before the current one.
+  "9_rate_limits_previous_minute": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE rate_limits ADD COLUMN previous_minute_count INTEGER NOT NULL DEFAULT 0`.pipe(Effect.asVoid)),
+  // Keys that expire, count a sliding minute, and keep their previous secret
+  // (its digest) for a grace period after a rotation.
+  "10_api_keys_expiry_window_rotation": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`ALTER TABLE api_keys ADD COLUMN expires_at INTEGER`,
+      sql`ALTER TABLE api_keys ADD COLUMN minute_window TEXT NOT NULL DEFAULT 'fixed'
+        CHECK (minute_window IN ('fixed', 'sliding'))`,
+      sql`ALTER TABLE api_keys ADD COLUMN previous_digest TEXT`,
+      sql`ALTER TABLE api_keys ADD COLUMN previous_prefix TEXT`,
+      sql`ALTER TABLE api_keys ADD COLUMN previous_until INTEGER`,
+      sql`CREATE UNIQUE INDEX api_keys_previous_digest ON api_keys (previous_digest)`
+    ], { discard: true }))
 }
 
 /**

@@ -2,6 +2,7 @@ import {
   testApiKeyStore,
   testCursorSecret,
   testIdempotencyStore,
+  testKeyLifecycle,
   testPetRepository,
   testRateLimitStore
 } from "@animal-store/core/test"
@@ -11,6 +12,8 @@ import { freshFileLayer, tempDatabase } from "./internal/files.js"
 
 testPetRepository("SQLite file", freshFileLayer)
 testApiKeyStore("SQLite file", freshFileLayer)
+// Each build opens the file again: another connection, as another server's.
+testKeyLifecycle("SQLite file", Effect.map(tempDatabase, (filename) => SqliteStore.layer({ filename })))
 testRateLimitStore("SQLite file", freshFileLayer)
 testIdempotencyStore("SQLite file", freshFileLayer)
 testCursorSecret("SQLite file", freshFileLayer, Effect.map(tempDatabase, (filename) => SqliteStore.layer({ filename })))

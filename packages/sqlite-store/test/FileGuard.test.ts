@@ -36,7 +36,7 @@ const opened = (log: ReturnType<typeof errorLog>) =>
 /** Counts one request of `subject`: how many it has counted this minute. */
 const count = (limits: RateLimitStore.RateLimitStoreService, subject: string) =>
   limits.modify(subject, (state) => {
-    const next = { minuteStart: 0, minuteCount: (state?.minuteCount ?? 0) + 1, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0 }
+    const next = { minuteStart: 0, minuteCount: (state?.minuteCount ?? 0) + 1, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }
     return [next.minuteCount, next] as const
   })
 

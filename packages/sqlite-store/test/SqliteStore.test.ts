@@ -1,4 +1,4 @@
-import { Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
+import { ApiKeyStore, Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
 import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -239,6 +239,38 @@ describe("SqliteStore", () => {
       expect(third._tag).toBe("Created")
     }))
 
+  it.scoped("keys and counts of a version 8 database are kept by migrations 9 and 10: fixed window, no expiry, no previous minute", () =>
+    Effect.gen(function*() {
+      const filename = Path.join(yield* tempFolder, "store.db")
+      yield* Effect.gen(function*() {
+        const version8 = Object.fromEntries(
+          Object.entries(SqliteMigrations.migrations).filter(([id]) => Number.parseInt(id, 10) <= 8)
+        )
+        yield* SqliteMigrations.migrateTo(version8)
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`INSERT INTO api_keys (id, digest, prefix, plan, per_minute, per_day, environment, created_at, revoked_at)
+          VALUES ('key_old', ${"d".repeat(64)}, 'ask_live_abcd', 'pro', 300, 10000, 'production', 1000, NULL)`
+        yield* sql`INSERT INTO rate_limits (subject, minute_start, minute_count, day_start, day_count, refused_count, banned_until)
+          VALUES ('key:key_old', 60000, 7, 0, 9, 1, 0)`
+      }).pipe(Effect.provide(bareClient(filename)))
+      const [key, state] = yield* Effect.all([
+        Effect.flatMap(ApiKeyStore.ApiKeyStore, (keys) => keys.findByDigest("d".repeat(64))),
+        Effect.flatMap(RateLimitStore.RateLimitStore, (limits) => limits.get("key:key_old"))
+      ]).pipe(Effect.provide(SqliteStore.layer({ filename })))
+      expect(Option.map(key, (key) => [key.id, key.window, key.expiresAt, key.previousSecret])).toEqual(
+        Option.some(["key_old", "fixed", Option.none(), Option.none()])
+      )
+      expect(state).toEqual({
+        minuteStart: 60000,
+        minuteCount: 7,
+        previousMinuteCount: 0,
+        dayStart: 0,
+        dayCount: 9,
+        refusedCount: 1,
+        bannedUntil: 0
+      })
+    }))
+
   it.scoped("each connection finds the records the others append, and its own, under one key per scope", () =>
     Effect.gen(function*() {
       const filename = Path.join(yield* tempFolder, "store.db")
@@ -333,7 +365,7 @@ describe("SqliteStore", () => {
         const count = Effect.map(
           limits.modify("key:x", (state) => {
             const found = state?.minuteCount ?? 0
-            return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0 }]
+            return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }]
           }),
           (found) => [found, stored()]
         )
@@ -354,7 +386,7 @@ describe("SqliteStore", () => {
       const count = Effect.flatMap(RateLimitStore.RateLimitStore, (limits) =>
         limits.modify("addr:y", (state) => {
           const found = state?.minuteCount ?? 0
-          return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0 }]
+          return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }]
         }))
       const order = [0, 0, 1, 0, 1, 1, 0, 0, 1, 0]
       const found: Array<number> = []
@@ -574,7 +606,7 @@ describe("SqliteStore", () => {
         const sql = yield* SqlClient.SqlClient
         const pets = yield* PetRepository.PetRepository
         const limits = yield* RateLimitStore.RateLimitStore
-        const state = { minuteStart: 0, minuteCount: 1, dayStart: 0, dayCount: 1, refusedCount: 0, bannedUntil: 0 }
+        const state = { minuteStart: 0, minuteCount: 1, dayStart: 0, dayCount: 1, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }
         const inside = Effect.andThen(
           pets.insert(newPet),
           limits.modify("key:inside", (before) => [before, state])

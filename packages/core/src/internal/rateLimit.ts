@@ -6,14 +6,17 @@
 import { Array as Arr } from "effect"
 import type { RateLimitDecision, RateLimitWindow } from "../PlanRateLimiter.js"
 import type { RateLimitState } from "../RateLimitStore.js"
+import * as Sliding from "./slidingWindow.js"
 
 /**
- * A fixed UTC window and the requests it allows.
+ * A UTC window and the requests it allows. A `sliding` minute also counts the
+ * previous minute, weighted by the share of it still inside the last 60 seconds.
  * @internal
  */
 export interface WindowLimit {
   readonly name: RateLimitWindow["name"]
   readonly limit: number
+  readonly sliding?: boolean | undefined
 }
 
 /**
@@ -44,6 +47,8 @@ const windowSeconds: { readonly [N in WindowLimit["name"]]: number } = {
 interface Counter {
   readonly start: number
   readonly count: number
+  /** The count of the minute before `start` (minutes only). */
+  readonly previous: number
 }
 
 /**
@@ -54,13 +59,26 @@ interface Counter {
 const current = (state: RateLimitState | undefined, name: WindowLimit["name"], now: number): Counter => {
   const length = windowSeconds[name] * 1000
   const start = Math.floor(now / length) * length
-  if (state === undefined) return { start, count: 0 }
+  if (state === undefined) return { start, count: 0, previous: 0 }
   return name === "minute"
-    ? state.minuteStart >= start ? { start: state.minuteStart, count: state.minuteCount } : { start, count: 0 }
+    ? state.minuteStart >= start
+      ? { start: state.minuteStart, count: state.minuteCount, previous: state.previousMinuteCount }
+      : { start, count: 0, previous: state.minuteStart === start - length ? state.minuteCount : 0 }
     : state.dayStart >= start
-    ? { start: state.dayStart, count: state.dayCount }
-    : { start, count: 0 }
+    ? { start: state.dayStart, count: state.dayCount, previous: 0 }
+    : { start, count: 0, previous: 0 }
 }
+
+/** Requests `window` allows at `now` beyond those counted in `counter`. */
+const roomOf = (window: WindowLimit, counter: Counter, now: number): number =>
+  window.sliding === true ? Sliding.room(window.limit, counter, now) : window.limit - counter.count
+
+/**
+ * The instant `window` next allows more than `k - 1` requests at once: a fixed
+ * window's end once full, a sliding minute's from its weighted count.
+ */
+const allowsAt = (window: WindowLimit, counter: Counter, now: number, k: number): number =>
+  window.sliding === true ? Sliding.allowsAt(window.limit, counter, now, k) : resetOf(window.name, counter)
 
 const resetOf = (name: WindowLimit["name"], counter: Counter): number => counter.start + windowSeconds[name] * 1000
 
@@ -84,16 +102,23 @@ const reportedWindow = (windows: Arr.NonEmptyReadonlyArray<RateLimitWindow>): Ra
  * on one request and the next state.
  *
  * - While banned (`now < bannedUntil`): `Banned`, counted nowhere.
+ * - A window is full when it allows no more request at `now`: a fixed one
+ *   once it counts its limit, a sliding minute once its weighted count plus
+ *   one exceeds the limit.
  * - Else, if any window is full: refused and numbered (`refusedCount + 1`);
  *   a number beyond `banAfter` starts a ban of `banSeconds` (`Banned`) and
  *   restarts the numbering, otherwise `RateLimited` until the latest reset
- *   among the full windows. Counted in no window.
+ *   among the full windows (for a sliding minute, the instant its weighted
+ *   count has fallen enough). Counted in no window.
  * - Else accepted: counted in both windows (a subject whose rules have no day
  *   window keeps a day count that no rule reads), numbering of refusals restarts.
  * - A `Banned` decision lasts until the later of the ban's end and the latest
  *   reset among the full windows, so a client that waits its `Retry-After` is
  *   accepted; it reports every window with nothing remaining and resetting
  *   then (whole seconds, rounded up), so the headers agree with `Retry-After`.
+ * - Otherwise each window reports what it allows now (`remaining`) and the
+ *   instant from which it allows more (`reset`, whole seconds rounded up):
+ *   a fixed window's end, or when a sliding minute next allows one more.
  *
  * @internal
  */
@@ -106,11 +131,11 @@ export const decide = (rules: RateLimitRules, now: number) =>
 
   let full = false
   let latestFullReset = 0
-  for (const { limit, name } of rules.windows) {
-    const counter = name === "minute" ? minute : day
-    if (counter.count >= limit) {
+  for (const window of rules.windows) {
+    const counter = window.name === "minute" ? minute : day
+    if (roomOf(window, counter, now) < 1) {
       full = true
-      latestFullReset = Math.max(latestFullReset, resetOf(name, counter))
+      latestFullReset = Math.max(latestFullReset, allowsAt(window, counter, now, 1))
     }
   }
 
@@ -143,14 +168,16 @@ export const decide = (rules: RateLimitRules, now: number) =>
   const banned = outcome === "Banned"
   const banReset = Math.ceil(until / 1000)
   const windows: Array<RateLimitWindow> = []
-  for (const { limit, name } of rules.windows) {
-    const counter = name === "minute" ? minute : day
+  for (const window of rules.windows) {
+    const counted = window.name === "minute" ? minute : day
+    const counter = { ...counted, count: counted.count + consumed }
+    const remaining = banned ? 0 : Math.max(0, roomOf(window, counter, now))
     windows.push({
-      name,
-      seconds: windowSeconds[name],
-      limit,
-      remaining: banned ? 0 : Math.max(0, limit - counter.count - consumed),
-      reset: banned ? banReset : resetOf(name, counter) / 1000
+      name: window.name,
+      seconds: windowSeconds[window.name],
+      limit: window.limit,
+      remaining,
+      reset: banned ? banReset : Math.ceil(allowsAt(window, counter, now, remaining + 1) / 1000)
     })
   }
   const inForce = windows as unknown as Arr.NonEmptyReadonlyArray<RateLimitWindow>
@@ -164,6 +191,7 @@ export const decide = (rules: RateLimitRules, now: number) =>
     {
       minuteStart: minute.start,
       minuteCount: minute.count + consumed,
+      previousMinuteCount: minute.previous,
       dayStart: day.start,
       dayCount: day.count + consumed,
       refusedCount: refused,

@@ -27,8 +27,17 @@ const apiKey: fc.Arbitrary<ApiKey> = fc.record({
   }),
   environment: fc.constantFrom(...Environment.literals),
   createdAt: instant,
-  revokedAt: fc.option(instant, { nil: undefined }).map(Option.fromNullable)
+  revokedAt: fc.option(instant, { nil: undefined }).map(Option.fromNullable),
+  expiresAt: fc.option(instant, { nil: undefined }).map(Option.fromNullable),
+  window: fc.constantFrom("fixed" as const, "sliding" as const),
+  previousSecret: fc.option(
+    fc.record({ digest, prefix: fc.stringMatching(/^ask_(live|test)_[A-Za-z0-9_-]{4}$/), until: instant }),
+    { nil: undefined }
+  ).map(Option.fromNullable)
 }).map((fields) => new ApiKey(fields))
+
+/** The digests a key is found by. */
+const digestsOf = (key: ApiKey): ReadonlyArray<string> => [key.digest, ...Option.toArray(key.previousSecret).map((p) => p.digest)]
 
 let sequence = 0
 
@@ -54,7 +63,8 @@ const sampleKey = (createdAt: number, fields: Partial<ConstructorParameters<type
  * contract: keys round-trip exactly and are found by digest; inserting a
  * stored digest changes nothing and answers the stored key, also when done
  * concurrently; `list` gives every key oldest first; `revoke` keeps the first
- * revocation instant and answers `None` for an unknown id.
+ * revocation instant and answers `None` for an unknown id; `rotate` keeps the
+ * current digest as the previous one (a key is found by both).
  *
  * `layer` is built once per test (and once per property run), and every build
  * must give an empty store of its own.
@@ -69,7 +79,7 @@ export const testApiKeyStore = (name: string, layer: Layer.Layer<ApiKeyStore, un
       {
         // Stored keys have distinct digests and distinct ids (ids are random, 96 bits).
         keys: fc.uniqueArray(apiKey, {
-          comparator: (a, b) => a.digest === b.digest || a.id === b.id,
+          comparator: (a, b) => digestsOf(a).some((d) => digestsOf(b).includes(d)) || a.id === b.id,
           minLength: 1,
           maxLength: 5
         }),
@@ -82,12 +92,14 @@ export const testApiKeyStore = (name: string, layer: Layer.Layer<ApiKeyStore, un
             expect(yield* store.insert(key)).toEqual(key)
           }
           for (const key of keys) {
-            const found = yield* store.findByDigest(key.digest)
-            expect(Option.isSome(found)).toBe(true)
-            expect(Option.getOrThrow(found)).toBeInstanceOf(ApiKey)
-            expect(found).toEqual(Option.some(key))
+            for (const digest of digestsOf(key)) {
+              const found = yield* store.findByDigest(digest)
+              expect(Option.isSome(found)).toBe(true)
+              expect(Option.getOrThrow(found)).toBeInstanceOf(ApiKey)
+              expect(found).toEqual(Option.some(key))
+            }
           }
-          if (!keys.some((key) => key.digest === other)) {
+          if (!keys.some((key) => digestsOf(key).includes(other))) {
             expect(yield* store.findByDigest(other)).toEqual(Option.none())
           }
         }).pipe(Effect.provide(layer)),
@@ -137,6 +149,45 @@ export const testApiKeyStore = (name: string, layer: Layer.Layer<ApiKeyStore, un
           .map((key) => (key.id === keys[2]!.id ? Option.getOrThrow(revoked) : key))
           .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
         expect(yield* store.list).toEqual(expected)
+      }).pipe(Effect.provide(layer)))
+
+    it.effect("rotate gives a key a new digest and keeps its current one as the previous, replacing an earlier previous one", () =>
+      Effect.gen(function*() {
+        const store = yield* ApiKeyStore
+        const key = sampleKey(1_000, { expiresAt: Option.some(new Date(9_000)), window: "sliding" })
+        const other = sampleKey(1_500)
+        yield* store.insert(key)
+        yield* store.insert(other)
+        const next = { digest: "b".repeat(64), prefix: "ask_live_bbbb" }
+        const rotated = yield* store.rotate(key.id, next, new Date(5_000))
+        const expected = new ApiKey({
+          ...key,
+          ...next,
+          previousSecret: Option.some({ digest: key.digest, prefix: key.prefix, until: new Date(5_000) })
+        })
+        expect(rotated).toEqual(Option.some(expected))
+        expect(yield* store.findByDigest(next.digest)).toEqual(Option.some(expected))
+        expect(yield* store.findByDigest(key.digest)).toEqual(Option.some(expected))
+        expect(yield* store.list).toEqual([expected, other])
+        // A digest stored as a previous one is not inserted again as another key.
+        expect(yield* store.insert(sampleKey(2_000, { digest: key.digest }))).toEqual(expected)
+        expect((yield* store.list).length).toBe(2)
+
+        const third = { digest: "c".repeat(64), prefix: "ask_live_cccc" }
+        const again = new ApiKey({
+          ...expected,
+          ...third,
+          previousSecret: Option.some({ digest: next.digest, prefix: next.prefix, until: new Date(6_000) })
+        })
+        expect(yield* store.rotate(key.id, third, new Date(6_000))).toEqual(Option.some(again))
+        expect(yield* store.findByDigest(key.digest)).toEqual(Option.none())
+        expect(yield* store.findByDigest(next.digest)).toEqual(Option.some(again))
+        expect(yield* store.findByDigest(third.digest)).toEqual(Option.some(again))
+        const revoked = new ApiKey({ ...again, revokedAt: Option.some(new Date(7_000)) })
+        expect(yield* store.revoke(key.id, new Date(7_000))).toEqual(Option.some(revoked))
+        expect(yield* store.findByDigest(next.digest)).toEqual(Option.some(revoked))
+        expect(yield* store.rotate("key_unknown", third, new Date(6_000))).toEqual(Option.none())
+        expect(yield* store.findByDigest(other.digest)).toEqual(Option.some(other))
       }).pipe(Effect.provide(layer)))
 
     it.effect("revoke marks the key revoked at the given instant, once", () =>

@@ -22,7 +22,8 @@ const state: fc.Arbitrary<RateLimitState> = fc.record({
   dayStart: instant,
   dayCount: count,
   refusedCount: count,
-  bannedUntil: fc.oneof(fc.constant(0), instant)
+  bannedUntil: fc.oneof(fc.constant(0), instant),
+  previousMinuteCount: count
 })
 
 /** Subjects are any strings: the limiter stores keys' states only (`key:<id>`), a store must not care. */
@@ -43,7 +44,7 @@ const keyRules = (perMinute: number, perDay: number): RateLimitRules => ({
  */
 export const countCall = (state: RateLimitState | undefined): readonly [number, RateLimitState] => {
   const minuteCount = (state?.minuteCount ?? 0) + 1
-  return [minuteCount, { minuteStart: 0, minuteCount, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0 }]
+  return [minuteCount, { minuteStart: 0, minuteCount, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }]
 }
 
 /**
@@ -111,7 +112,8 @@ export const testRateLimitStore = (name: string, layer: Layer.Layer<RateLimitSto
             dayStart: 0,
             dayCount: 10 + index,
             refusedCount: index,
-            bannedUntil: 0
+            bannedUntil: 0,
+            previousMinuteCount: 2 * index
           }
           const seen = yield* store.modify(subject, (current) => [current, next] as const)
           expect(seen).toBeUndefined()

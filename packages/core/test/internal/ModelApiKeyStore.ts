@@ -9,6 +9,9 @@ import { ApiKey } from "../../src/ApiKey.js"
 import type { ApiKeyStoreService } from "../../src/ApiKeyStore.js"
 import { ApiKeyStore } from "../../src/ApiKeyStore.js"
 
+const isFoundBy = (key: ApiKey, digest: string): boolean =>
+  key.digest === digest || Option.exists(key.previousSecret, (previous) => previous.digest === digest)
+
 /**
  * @since 1.0.0
  */
@@ -17,10 +20,10 @@ export const make: Effect.Effect<ApiKeyStoreService> = Effect.map(
   (ref) => ({
     insert: (key) =>
       Ref.modify(ref, (keys) => {
-        const stored = keys.find((k) => k.digest === key.digest)
+        const stored = keys.find((k) => isFoundBy(k, key.digest))
         return stored === undefined ? [key, [...keys, key]] : [stored, keys]
       }),
-    findByDigest: (digest) => Effect.map(Ref.get(ref), (keys) => Option.fromNullable(keys.find((k) => k.digest === digest))),
+    findByDigest: (digest) => Effect.map(Ref.get(ref), (keys) => Option.fromNullable(keys.find((k) => isFoundBy(k, digest)))),
     list: Effect.map(Ref.get(ref), (keys) => [...keys].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())),
     revoke: (id, at) =>
       Ref.modify(ref, (keys) => {
@@ -29,6 +32,17 @@ export const make: Effect.Effect<ApiKeyStoreService> = Effect.map(
         if (Option.isSome(key.revokedAt)) return [Option.some(key), keys]
         const revoked = new ApiKey({ ...key, revokedAt: Option.some(at) })
         return [Option.some(revoked), keys.map((k) => (k.id === id ? revoked : k))]
+      }),
+    rotate: (id, next, until) =>
+      Ref.modify(ref, (keys) => {
+        const key = keys.find((k) => k.id === id)
+        if (key === undefined) return [Option.none(), keys]
+        const rotated = new ApiKey({
+          ...key,
+          ...next,
+          previousSecret: Option.some({ digest: key.digest, prefix: key.prefix, until })
+        })
+        return [Option.some(rotated), keys.map((k) => (k.id === id ? rotated : k))]
       })
   })
 )

@@ -5,7 +5,7 @@ import { SqliteStore } from "@animal-store/sqlite-store"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import type { Scope } from "effect"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -37,9 +37,16 @@ export interface TestServer {
   readonly origin: string
   readonly issue: (
     plan: Plan.Plan,
-    options?: { readonly limits?: Plan.PlanLimits; readonly environment?: "production" | "staging" }
+    options?: {
+      readonly limits?: Plan.PlanLimits
+      readonly environment?: "production" | "staging"
+      readonly expiresAt?: Date
+      readonly window?: "fixed" | "sliding"
+    }
   ) => Effect.Effect<{ readonly secret: string; readonly id: string }>
   readonly revoke: (id: string) => Effect.Effect<void>
+  /** A new secret for the key; the previous one works for `grace`. */
+  readonly rotate: (id: string, grace: Duration.DurationInput) => Effect.Effect<string>
   readonly request: (path: string, init?: RequestInit) => Effect.Effect<Response>
 }
 
@@ -86,6 +93,11 @@ export const start = (options: TestServerOptions) =>
           Effect.orDie
         ),
       revoke: (id) => Effect.orDie(auth.revoke(id)),
+      rotate: (id, grace) =>
+        auth.rotate(id, Duration.decode(grace)).pipe(
+          Effect.map((rotated) => Redacted.value(Option.getOrThrow(rotated).secret)),
+          Effect.orDie
+        ),
       request: (path, init) =>
         Effect.promise(async () => {
           const response = await fetch(origin + path, init)

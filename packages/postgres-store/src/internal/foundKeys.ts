@@ -21,7 +21,7 @@ export interface FoundKeys {
   /** The count of `forget`s: a key read before one is not kept. */
   readonly generation: () => number
   /** Keeps `key`, read at `generation`, unless keys were forgotten since. */
-  readonly keep: (key: ApiKey.ApiKey, generation: number) => Option.Some<ApiKey.ApiKey>
+  readonly keep: (digest: string, key: ApiKey.ApiKey, generation: number) => Option.Some<ApiKey.ApiKey>
   /** Forgets every kept key. */
   readonly forget: () => void
 }
@@ -39,11 +39,11 @@ export const make = (clock: Clock.Clock, ttlMillis: number): FoundKeys => {
       return undefined
     },
     generation: () => forgotten,
-    keep: (key, generation) => {
+    keep: (digest, key, generation) => {
       const some = Option.some(key) as Option.Some<ApiKey.ApiKey>
       if (generation !== forgotten || ttlMillis <= 0) return some
       if (found.size >= maxKeys) found.clear()
-      found.set(key.digest, { key: some, until: clock.unsafeCurrentTimeMillis() + ttlMillis })
+      found.set(digest, { key: some, until: clock.unsafeCurrentTimeMillis() + ttlMillis })
       return some
     },
     forget: () => {

@@ -45,9 +45,9 @@ export const make = (
   Effect.map(Effect.runtime<never>(), (runtime) => {
     const names = RateLimitRow.counterColumns
     const kept = names.map((n) => `k_${n}`)
-    // $1 the subjects, $2..$7 the kept counters, $8..$13 the new ones.
+    // $1 the subjects, then the kept counters, then the new ones.
     const writeSql = `WITH i AS (
-        SELECT * FROM unnest($1::text[], ${names.map((_, c) => `$${c + 2}::bigint[], $${c + 8}::bigint[]`).join(", ")})
+        SELECT * FROM unnest($1::text[], ${names.map((_, c) => `$${c + 2}::bigint[], $${c + 2 + names.length}::bigint[]`).join(", ")})
           AS i(subject, ${names.map((n, c) => `${kept[c]}, ${n}`).join(", ")})
       )
       INSERT INTO ${db.table("rate_limits")} AS r (subject, ${names.join(", ")})

@@ -1,5 +1,5 @@
 /**
- * `animal-store keys create|list|show|revoke|unban`: keys on the existing
+ * `animal-store keys create|list|show|revoke|rotate|unban`: keys on the existing
  * store of `--store`, through core's `KeyAdministration`. A new key is printed
  * once (alone on stdout, its details on stderr, or in the `--json` document);
  * secrets never.
@@ -9,7 +9,7 @@ import { AccessConfig, KeyAdministration } from "@animal-store/core"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Console, Effect, Either, Option, Redacted } from "effect"
+import { Clock, Console, Duration, Effect, Either, Option, Redacted } from "effect"
 import * as KeyProvisioning from "../KeyProvisioning.js"
 import * as StandaloneServer from "../StandaloneServer.js"
 import * as StoreLocation from "../StoreLocation.js"
@@ -82,13 +82,38 @@ const keysCreate = Command.make("create", {
     fallback: AccessConfig.defaults.environment,
     decode: Settings.environment
   }).pipe(Options.optional),
+  expiresIn: setting("expires-in", {
+    value: "DURATION",
+    about: "the key expires this long after now: 30d, 12h, 90m... (never unless given)",
+    decode: (text) =>
+      Either.flatMap(
+        Settings.duration(text),
+        (duration) => Duration.toMillis(duration) > 0 ? Either.right(duration) : Either.left("expected a duration above 0")
+      )
+  }).pipe(Options.optional),
+  window: Options.choice("window", ["fixed", "sliding"]).pipe(
+    Options.withDescription(
+      "how the minute limit is counted: the UTC minute (fixed), or with the previous minute weighted by its share " +
+        "of the last 60 seconds (sliding) (default fixed)"
+    ),
+    Options.optional
+  ),
   json
 }, (options) =>
   withKeys(
     options.store,
     (admin) =>
       Effect.flatMap(
-        admin.issue({ plan: options.plan, limits: options.limits, environment: Option.getOrUndefined(options.environment) }),
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          admin.issue({
+            plan: options.plan,
+            limits: options.limits,
+            environment: Option.getOrUndefined(options.environment),
+            expiresAt: Option.getOrUndefined(
+              Option.map(options.expiresIn, (duration) => new Date(now + Duration.toMillis(duration)))
+            ),
+            window: Option.getOrUndefined(options.window)
+          })),
         ({ key, secret, status }) =>
           options.json
             ? printJson({ key: KeyView.viewOf(status), secret: Redacted.value(secret) })
@@ -111,6 +136,8 @@ const row = (view: KeyView.KeyView): ReadonlyArray<string> => [
   KeyView.limitsText(view.limits),
   view.environment,
   KeyView.stateText(view),
+  view.window,
+  view.expiresAt ?? "never",
   usageText(view.usage),
   view.createdAt
 ]
@@ -131,7 +158,7 @@ const keysList = Command.make("list", { store, json }, ({ json, store }) =>
         : Console.log(
           views.length === 0
             ? "No keys."
-            : table(["ID", "PREFIX", "PLAN", "LIMITS", "ENVIRONMENT", "STATE", "USAGE", "CREATED"], views.map(row))
+            : table(["ID", "PREFIX", "PLAN", "LIMITS", "ENVIRONMENT", "STATE", "WINDOW", "EXPIRES", "USAGE", "CREATED"], views.map(row))
         )
     }))).pipe(
     Command.withDescription("List the keys (never their secrets): state, plan, limits, this minute's and this day's usage")
@@ -146,6 +173,11 @@ const details = (view: KeyView.KeyView): string =>
     ["limits", KeyView.limitsText(view.limits)],
     ["environment", view.environment],
     ["state", KeyView.stateText(view)],
+    ["expires", view.expiresAt ?? "never"],
+    ["window", view.window],
+    ...(view.previousSecret === null
+      ? []
+      : [["previous secret", `${view.previousSecret.prefix}... until ${view.previousSecret.until}`]]),
     ["usage", `${usageText(view.usage)} (this minute, this day)`],
     ["created", view.createdAt]
   ])
@@ -161,8 +193,32 @@ const keysRevoke = Command.make("revoke", { store, id, json }, ({ id, json, stor
   withKeys(store, (admin) =>
     Effect.flatMap(admin.revoke(id), (status) =>
       json ? printJson(KeyView.viewOf(status)) : Console.log(`Revoked key ${status.key.id}.`)))).pipe(
-    Command.withDescription("Revoke a key")
+    Command.withDescription("Revoke a key, every secret of it")
   )
+
+const keysRotate = Command.make("rotate", {
+  store,
+  id,
+  grace: setting("grace", {
+    value: "DURATION",
+    about: "how long the previous secret keeps working: 24h, 90m, 0 (ends it at once)",
+    fallback: "24h",
+    decode: Settings.duration
+  }).pipe(Options.withDefault(Duration.hours(24))),
+  json
+}, ({ grace, id, json, store }) =>
+  withKeys(store, (admin) =>
+    Effect.flatMap(admin.rotate(id, grace), ({ key, secret, status }) =>
+      json
+        ? printJson({ key: KeyView.viewOf(status), secret: Redacted.value(secret) })
+        : Effect.andThen(
+          Console.log(Redacted.value(secret)),
+          Console.error(
+            `Rotated key ${key.id}: the previous secret works until ${
+              Option.match(key.previousSecret, { onNone: () => "now", onSome: (previous) => previous.until.toISOString() })
+            }. This is the only time the new secret is shown.`
+          )
+        )))).pipe(Command.withDescription("Issue a new secret for a key and print it, this once; the previous one works for --grace"))
 
 const keysUnban = Command.make("unban", { store, id, json }, ({ id, json, store }) =>
   withKeys(store, (admin) =>
@@ -185,5 +241,5 @@ export const helpEntries: ReadonlyArray<CliHelp.Entry> = [
 /** `keys` and its commands. */
 export const command = Command.make("keys").pipe(
   Command.withDescription("Manage the keys of a store"),
-  Command.withSubcommands([keysCreate, keysList, keysShow, keysRevoke, keysUnban])
+  Command.withSubcommands([keysCreate, keysList, keysShow, keysRevoke, keysRotate, keysUnban])
 )

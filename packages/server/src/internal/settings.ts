@@ -6,7 +6,7 @@
  */
 import type { ApiKey } from "@animal-store/core"
 import { ClientAddress } from "@animal-store/http-adapter"
-import { Either, Redacted } from "effect"
+import { Duration, Either, Redacted } from "effect"
 
 /** A decoder of a setting's text. @internal */
 export type Decode<A> = (text: string) => Either.Either<A, string>
@@ -22,6 +22,19 @@ export const positiveInteger: Decode<number> = (text) =>
   /^[0-9]+$/.test(text) && Number(text) >= 1 && Number.isSafeInteger(Number(text))
     ? Either.right(Number(text))
     : Either.left(`expected a positive integer, got "${text}"`)
+
+/** A duration: `0`, or whole days, hours, minutes and seconds in that order (`30d`, `12h`, `1h30m`, `90s`). @internal */
+export const duration: Decode<Duration.Duration> = (text) => {
+  const match = /^(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?$/.exec(text)
+  const seconds = text === "0"
+    ? 0
+    : match === null || text === ""
+    ? Number.NaN
+    : [86_400, 3_600, 60, 1].reduce((sum, unit, i) => sum + unit * Number(match[i + 1] ?? 0), 0)
+  return Number.isSafeInteger(seconds) && seconds * 1000 <= 8.64e15
+    ? Either.right(Duration.seconds(seconds))
+    : Either.left(`expected a duration such as 30d, 12h, 90m, 45s or 1h30m, got "${text}"`)
+}
 
 /** `production` or `staging`. @internal */
 export const environment: Decode<ApiKey.Environment> = (text) =>

@@ -15,14 +15,20 @@ import * as FoundKeys from "./foundKeys.js"
 
 const { columns, fromApiKey, toApiKey } = ApiKeyRow
 
+// A digest stored as a key's previous one is not inserted again: it finds that key.
 const insertSql = `INSERT INTO api_keys (${columns})
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  SELECT ${columns.split(", ").map(() => "?").join(", ")}
+  WHERE NOT EXISTS (SELECT 1 FROM api_keys WHERE previous_digest = ?)
   ON CONFLICT (digest) DO NOTHING`
-const findByDigestSql = `SELECT ${columns} FROM api_keys WHERE digest = ?`
+const findByDigestSql = `SELECT ${columns} FROM api_keys WHERE digest = ?
+  UNION ALL SELECT ${columns} FROM api_keys WHERE previous_digest = ?`
 const listSql = `SELECT ${columns} FROM api_keys ORDER BY created_at, rowid`
 const revokeSql = `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${columns}`
+const rotateSql = `UPDATE api_keys SET previous_digest = digest, previous_prefix = prefix, previous_until = ?,
+  digest = ?, prefix = ? WHERE id = ? RETURNING ${columns}`
+const digestsSql = "SELECT digest, previous_digest FROM api_keys WHERE id = ?"
 
-const rowOf = (statements: Statements, digest: string) => statements.values<ApiKeyRow.ApiKeyRow>(findByDigestSql, digest)[0]
+const rowOf = (statements: Statements, digest: string) => statements.values<ApiKeyRow.ApiKeyRow>(findByDigestSql, digest, digest)[0]
 
 /** @internal */
 export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Database> = Effect.map(
@@ -40,13 +46,13 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Database
         if (kept !== undefined) return kept
         const generation = found.generation()
         const row = rowOf(statements, digest)
-        return row === undefined ? Option.none() : found.keep(toApiKey(row), generation)
+        return row === undefined ? Option.none() : found.keep(digest, toApiKey(row), generation)
       })
     return {
       insert: (key) =>
         database.write("Storing an API key", (statements) => {
           // A row with this digest exists afterwards: the insert stored it or conflicted with it.
-          statements.run(insertSql, ...fromApiKey(key))
+          statements.run(insertSql, ...fromApiKey(key), key.digest)
           return toApiKey(rowOf(statements, key.digest)!)
         }),
       // Inside a transaction, `data_version` is that of its start: the row is read.
@@ -59,7 +65,16 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Database
           if (row === undefined) return Option.none()
           const key = toApiKey(row)
           found.forget(key.digest)
+          if (Option.isSome(key.previousSecret)) found.forget(key.previousSecret.value.digest)
           return Option.some(key)
+        }),
+      rotate: (id, next, until) =>
+        database.write("Rotating an API key", (statements) => {
+          for (const digests of statements.values<readonly [string, string | null]>(digestsSql, id)) {
+            for (const digest of digests) if (digest !== null) found.forget(digest)
+          }
+          const row = statements.values<ApiKeyRow.ApiKeyRow>(rotateSql, until.getTime(), next.digest, next.prefix, id)[0]
+          return row === undefined ? Option.none() : Option.some(toApiKey(row))
         })
     }
   }

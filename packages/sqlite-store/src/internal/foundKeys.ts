@@ -20,8 +20,8 @@ export interface FoundKeys {
   readonly get: (statements: Statements, digest: string) => Option.Some<ApiKey.ApiKey> | undefined
   /** The count of `forget`s: a key read before one is not kept. */
   readonly generation: () => number
-  /** Keeps `key`, read after a `get` and at `generation`, unless forgotten since. */
-  readonly keep: (key: ApiKey.ApiKey, generation: number) => Option.Some<ApiKey.ApiKey>
+  /** Keeps `key`, found by `digest` after a `get` and at `generation`, unless forgotten since. */
+  readonly keep: (digest: string, key: ApiKey.ApiKey, generation: number) => Option.Some<ApiKey.ApiKey>
   /** Forgets the key of `digest`, written by this store. */
   readonly forget: (digest: string) => void
 }
@@ -44,11 +44,11 @@ export const make = (): FoundKeys => {
       return found.get(digest)
     },
     generation: () => forgotten,
-    keep: (key, generation) => {
+    keep: (digest, key, generation) => {
       const some = Option.some(key) as Option.Some<ApiKey.ApiKey>
       if (generation !== forgotten) return some
       if (found.size >= maxKeys) found.clear()
-      found.set(key.digest, some)
+      found.set(digest, some)
       return some
     },
     forget: (digest) => {

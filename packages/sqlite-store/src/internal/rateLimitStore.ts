@@ -28,10 +28,10 @@ const { columns, countersOf, toState } = RateLimitRow
 type State = RateLimitStore.RateLimitState
 
 const selectSql = `SELECT ${columns} FROM rate_limits WHERE subject = ?`
-const upsertSql = `INSERT INTO rate_limits (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?)
+const upsertSql = `INSERT INTO rate_limits (${columns}) VALUES (${RateLimitRow.counterColumns.map(() => "?, ").join("")}?)
   ON CONFLICT (subject) DO UPDATE SET ${RateLimitRow.counterColumns.map((c) => `${c} = excluded.${c}`).join(", ")}`
-// Parameter: now. A day's window holds its minute's, so the day's end is the later.
-const deleteEndedSql = `DELETE FROM rate_limits WHERE day_start + 86400000 <= ?1 AND minute_start + 60000 <= ?1
+// Parameter: now. A minute's count is read until the end of the next minute (a sliding minute's previous one).
+const deleteEndedSql = `DELETE FROM rate_limits WHERE day_start + 86400000 <= ?1 AND minute_start + 120000 <= ?1
   AND banned_until <= ?1`
 
 /** How often rows of ended windows are deleted. */
