@@ -38,12 +38,22 @@ const succeed = async (command: string, args: ReadonlyArray<string>, options: Ch
   return result.stdout
 }
 
+/**
+ * The headers node-gyp builds better-sqlite3 against: those of the Node running the tests where they lie
+ * beside it (`include/node`), whatever Node a machine's npmrc names (CI runs the suite on two).
+ */
+const nodedir = Path.dirname(Path.dirname(process.execPath))
+const headers = Fs.existsSync(Path.join(nodedir, "include", "node", "node.h")) ? { npm_config_nodedir: nodedir } : {}
+
 /** The environment without pnpm's and the workspace's traces, as a host's shell has it. */
-const cleanEnv: Record<string, string> = Object.fromEntries(
-  Object.entries(process.env).filter((entry): entry is [string, string] =>
-    entry[1] !== undefined && !/^(npm_|PNPM|pnpm_|NODE_OPTIONS|NODE_PATH|VITEST|ANIMAL_STORE_)/i.test(entry[0])
-  )
-)
+const cleanEnv: Record<string, string> = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter((entry): entry is [string, string] =>
+      entry[1] !== undefined && !/^(npm_|PNPM|pnpm_|NODE_OPTIONS|NODE_PATH|VITEST|ANIMAL_STORE_)/i.test(entry[0])
+    )
+  ),
+  ...headers
+}
 
 const tsc = Path.join(root, "node_modules/typescript/bin/tsc")
 const scratch = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-packaging-"))

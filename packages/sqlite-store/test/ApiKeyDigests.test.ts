@@ -104,45 +104,53 @@ describe("SqliteApiKeyStore", () => {
       expect(yield* here.keys.findByDigest(stored.digest)).toEqual(revoked)
     }))
 
-  it.scoped.prop(
+  // The two connections are opened once for all the runs (opening two stores, each with its checkpointer
+  // thread, took most of a run); each run has keys of its own, so it starts as on an empty store.
+  it.scoped(
     "two connections inserting, revoking and finding keys in any order find what a single store would, a turn later",
-    {
-      steps: fc.array(
-        fc.record({
-          on: fc.constantFrom(0, 1),
-          op: fc.constantFrom("insert", "revoke", "find"),
-          key: fc.integer({ min: 1, max: 2 })
-        }),
-        { minLength: 1, maxLength: 25 }
-      )
-    },
-    ({ steps }) =>
+    () =>
       Effect.gen(function*() {
         const filename = yield* tempDatabase
         const connections = yield* Effect.all([connection(filename), connection(filename)])
-        const model = new Map<number, ApiKey.ApiKey>()
-        for (const [i, { key, on, op }] of steps.entries()) {
-          const keys = connections[on]!.keys
-          if (op === "insert") {
-            const inserted = yield* keys.insert(apiKey(key))
-            if (!model.has(key)) model.set(key, apiKey(key))
-            expect(inserted).toEqual(model.get(key))
-          } else if (op === "revoke") {
-            const at = new Date(1_000 + i)
-            const revoked = yield* keys.revoke(apiKey(key).id, at)
-            const before = model.get(key)
-            if (before !== undefined && Option.isNone(before.revokedAt)) {
-              model.set(key, new ApiKey.ApiKey({ ...before, revokedAt: Option.some(at) }))
+        const steps = fc.array(
+          fc.record({
+            on: fc.constantFrom(0, 1),
+            op: fc.constantFrom("insert", "revoke", "find"),
+            key: fc.integer({ min: 1, max: 2 })
+          }),
+          { minLength: 1, maxLength: 25 }
+        )
+        let runs = 0
+        const run = (steps: ReadonlyArray<{ readonly on: number; readonly op: string; readonly key: number }>) =>
+          Effect.gen(function*() {
+            const first = ++runs * 10
+            const model = new Map<number, ApiKey.ApiKey>()
+            for (const [i, { on, op }] of steps.entries()) {
+              const key = first + steps[i]!.key
+              const keys = connections[on]!.keys
+              if (op === "insert") {
+                const inserted = yield* keys.insert(apiKey(key))
+                if (!model.has(key)) model.set(key, apiKey(key))
+                expect(inserted).toEqual(model.get(key))
+              } else if (op === "revoke") {
+                const at = new Date(1_000 + i)
+                const revoked = yield* keys.revoke(apiKey(key).id, at)
+                const before = model.get(key)
+                if (before !== undefined && Option.isNone(before.revokedAt)) {
+                  model.set(key, new ApiKey.ApiKey({ ...before, revokedAt: Option.some(at) }))
+                }
+                expect(revoked).toEqual(Option.fromNullable(model.get(key)))
+              } else {
+                expect(yield* keys.findByDigest(apiKey(key).digest)).toEqual(Option.fromNullable(model.get(key)))
+              }
+              yield* nextTurn
             }
-            expect(revoked).toEqual(Option.fromNullable(model.get(key)))
-          } else {
-            expect(yield* keys.findByDigest(apiKey(key).digest)).toEqual(Option.fromNullable(model.get(key)))
-          }
-          yield* nextTurn
-        }
+          })
+        yield* Effect.promise(() =>
+          fc.assert(fc.asyncProperty(steps, (steps) => Effect.runPromise(run(steps))), { numRuns: 150 })
+        )
       }),
-    // Two stores opened and closed a run (each with its checkpointer thread): about 50 s on 2 cores.
-    { timeout: 180_000, fastCheck: { numRuns: 150 } }
+    180_000
   )
 })
 
