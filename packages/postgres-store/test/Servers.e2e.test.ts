@@ -92,7 +92,7 @@ describe.sequential("servers on one PostgreSQL database", () => {
       expect(listed.code).toBe(0)
       expect(listed.stdout.split("\n").filter((line) => line.includes(" free ")).length).toBe(2)
       // the ban and the day's count, read from the shared database
-      expect(listed.stdout.split("\n").find((line) => line.includes(second.slice(0, 12)))).toMatch(/banned until \S+\s+\d+\/min 60\/day/)
+      expect(listed.stdout.split("\n").find((line) => line.includes(second.slice(0, 12)))).toMatch(/banned until \S+\s+fixed\s+never\s+\d+\/min 60\/day/)
       const id = listed.stdout.split("\n").find((line) => line.includes(`${second.slice(0, 12)}`))?.split(/\s+/)[0]
       expect((await runCli(["keys", "revoke", id!, "--store", store])).code).toBe(0)
       for (const server of servers) expect((await request(server.origin, "/v1/pets", { key: second })).status).toBe(401)

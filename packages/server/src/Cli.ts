@@ -515,6 +515,11 @@ const helpEntries: ReadonlyArray<CliHelp.Entry> = [
   ...KeysCommand.helpEntries
 ]
 
+/** The commands that run, as a refusal names them: "serve, keys create, ... or keys unban". */
+const commandNames = ((names: ReadonlyArray<string>) => `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`)(
+  helpEntries.filter((entry) => !entry.group).map((entry) => entry.path.join(" "))
+)
+
 /** ANSI escape sequences (styles). */
 const ansi = /\x1b\[[0-9;]*[A-Za-z]/g
 
@@ -533,7 +538,7 @@ const refusal = (error: ValidationError.ValidationError, argv: ReadonlyArray<str
   if (ValidationError.isCommandMismatch(error)) {
     const flag = argv.findIndex((arg) => arg.startsWith("-"))
     const words = (flag === -1 ? argv : argv.slice(0, Math.max(1, flag))).join(" ")
-    return `unknown command "${words}" (serve, keys create, keys list, keys show, keys revoke or keys unban); see --help`
+    return `unknown command "${words}" (${commandNames}); see --help`
   }
   return plainText(error.error).split("\n").find((line) => line.trim() !== "")?.trim() ??
     "invalid command line; see --help"

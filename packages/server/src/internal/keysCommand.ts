@@ -235,6 +235,7 @@ export const helpEntries: ReadonlyArray<CliHelp.Entry> = [
   CliHelp.entry(["keys", "list"], keysList, false),
   CliHelp.entry(["keys", "show"], keysShow, false),
   CliHelp.entry(["keys", "revoke"], keysRevoke, false),
+  CliHelp.entry(["keys", "rotate"], keysRotate, false),
   CliHelp.entry(["keys", "unban"], keysUnban, false)
 ]
 
