@@ -20,38 +20,32 @@ testPetRepository("PostgreSQL, a host's PgClient", freshLayerOnClient(client))
 testApiKeyStore("PostgreSQL, a host's PgClient", freshLayerOnClient(client))
 testRateLimitStore("PostgreSQL, a host's PgClient", freshLayerOnClient(client))
 testIdempotencyStore("PostgreSQL, a host's PgClient", freshLayerOnClient(client))
+
+/** Stores on one new schema, built in turn on the shared client and on pools of their own, as by several servers. */
+const sharedSchemaStores = Effect.sync(() => {
+  const schema = freshSchema()
+  const onClient = Layer.unwrapEffect(
+    Effect.map(
+      Effect.promise(client),
+      (context) => Layer.provide(PostgresStore.layerOnClient({ schema }), Layer.succeedContext(context))
+    )
+  )
+  let builds = 0
+  return Layer.unwrapEffect(Effect.sync(() => builds++ % 2 === 0 ? onClient : freshLayer(cluster, { schema })))
+})
+
 // The same schema opened by several stores at once, as by several servers:
 // the one on the shared client and those with pools of their own agree.
 testCursorSecret(
   "PostgreSQL",
   freshLayerOnClient(client),
-  Effect.sync(() => {
-    const schema = freshSchema()
-    const onClient = Layer.unwrapEffect(
-      Effect.map(
-        Effect.promise(client),
-        (context) => Layer.provide(PostgresStore.layerOnClient({ schema }), Layer.succeedContext(context))
-      )
-    )
-    let builds = 0
-    return Layer.unwrapEffect(Effect.sync(() => builds++ % 2 === 0 ? onClient : freshLayer(cluster, { schema })))
-  })
+  sharedSchemaStores
 )
 
 // Servers on one schema, on the shared client and on pools of their own: a
 // revocation or rotation reaches the others within the key cache's time.
 testKeyLifecycle(
   "PostgreSQL",
-  Effect.sync(() => {
-    const schema = freshSchema()
-    const onClient = Layer.unwrapEffect(
-      Effect.map(
-        Effect.promise(client),
-        (context) => Layer.provide(PostgresStore.layerOnClient({ schema }), Layer.succeedContext(context))
-      )
-    )
-    let builds = 0
-    return Layer.unwrapEffect(Effect.sync(() => builds++ % 2 === 0 ? onClient : freshLayer(cluster, { schema })))
-  }),
+  sharedSchemaStores,
   { propagation: PostgresApiKeyStore.keyCacheTtl }
 )

@@ -10,20 +10,10 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import parsePrometheus from "parse-prometheus-text-format"
-import type { Serving } from "./support/CliProcess.js"
 import { startServe } from "./support/CliProcess.js"
+import { opsOrigin } from "./support/metrics.js"
 
 const key = "ask_live_lockwaitskey00000001"
-
-const opsOrigin = async (serving: Serving): Promise<string> => {
-  const deadline = Date.now() + 10_000
-  while (Date.now() < deadline) {
-    const match = /Operations listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(serving.stdout())
-    if (match) return match[1]!
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`no operations listener in:\n${serving.stdout()}`)
-}
 
 /** The lock-wait histogram's samples: `count`, `sum` and the buckets by `le`. */
 const lockWaits = async (ops: string) => {

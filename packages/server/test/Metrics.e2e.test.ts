@@ -10,7 +10,6 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import parsePrometheus from "parse-prometheus-text-format"
-import type { Serving } from "./support/CliProcess.js"
 import { startServe } from "./support/CliProcess.js"
 import * as Metrics from "./support/metrics.js"
 import { workerPid } from "./support/serving.js"
@@ -18,17 +17,6 @@ import * as StoreFaults from "./support/storeFaults.js"
 
 const free = "ask_live_metricsfreekey000001"
 const tight = "ask_live_metricstightkey00001"
-
-/** The operations listener's address, once the server has logged it. */
-const opsOrigin = async (serving: Serving): Promise<string> => {
-  const deadline = Date.now() + 10_000
-  while (Date.now() < deadline) {
-    const match = /Operations listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(serving.stdout())
-    if (match) return match[1]!
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`no operations listener in:\n${serving.stdout()}`)
-}
 
 /** Every sample of a scrape, by `name{label="value",...}` (labels sorted); the request histogram by its counts. */
 const scrape = async (ops: string): Promise<Map<string, number>> => {
@@ -75,7 +63,7 @@ describe("metrics on the operations listener", () => {
       ANIMAL_STORE_ACCESS_LOG: "off"
     })
     try {
-      const ops = await opsOrigin(serving)
+      const ops = await Metrics.opsOrigin(serving)
       const before = await scrape(ops)
       const delta = (after: Map<string, number>, key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0)
 
@@ -132,7 +120,7 @@ describe("metrics on the operations listener", () => {
     const filename = Path.join(folder, "animal-store.db")
     const serving = await startServe(["--store", `sqlite:${filename}`, "--ops-port", "0", "--access-log", "off"], StoreFaults.env)
     try {
-      const ops = await opsOrigin(serving)
+      const ops = await Metrics.opsOrigin(serving)
       expect((await StoreFaults.createPet(serving, "Rex")).status).toBe(201)
       const before = await scrape(ops)
       const delta = (after: Map<string, number>, key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0)
@@ -166,7 +154,7 @@ describe("metrics on the operations listener", () => {
       http_route: "/v1/pets"
     })
     try {
-      const ops = await opsOrigin(serving)
+      const ops = await Metrics.opsOrigin(serving)
       for (const name of ["Rex", "Tom", "Kit"]) expect((await StoreFaults.createPet(serving, name)).status).toBe(201)
       const first = await workerPid(serving, 1)
       const before = await Metrics.scrape(ops)
@@ -206,7 +194,7 @@ describe("metrics on the operations listener", () => {
     const withToken = await startServe(["--store", "memory", "--ops-port", "0"], { ANIMAL_STORE_ADMIN_TOKEN: token })
     const without = await startServe(["--store", "memory", "--ops-port", "0"])
     try {
-      const ops = await opsOrigin(withToken)
+      const ops = await Metrics.opsOrigin(withToken)
       const issued = await fetch(`${ops}/admin/v1/keys`, {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -218,7 +206,7 @@ describe("metrics on the operations listener", () => {
       const listed = await fetch(`${withToken.origin}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } })
       expect(listed.status).toBe(200)
       expect((await fetch(`${ops}/admin/v1/keys`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401)
-      expect((await fetch(`${await opsOrigin(without)}/admin/v1/keys`, { headers: { authorization: `Bearer ${token}` } })).status)
+      expect((await fetch(`${await Metrics.opsOrigin(without)}/admin/v1/keys`, { headers: { authorization: `Bearer ${token}` } })).status)
         .toBe(404)
       expect(withToken.stdout()).not.toContain(token)
       expect(withToken.stdout()).not.toContain(secret)

@@ -10,19 +10,10 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as StoreLocation from "../src/StoreLocation.js"
-import { bin, cleanEnv, type Finished } from "./support/CliProcess.js"
+import { bin, cleanEnv, runNode } from "./support/CliProcess.js"
 import { otherNode } from "./support/otherNode.js"
 
-const run = (node: string, args: ReadonlyArray<string>) =>
-  new Promise<Finished>((resolve, reject) => {
-    const child = ChildProcess.spawn(node, [bin, ...args], { env: cleanEnv() })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
+const run = (node: string, args: ReadonlyArray<string>) => runNode([bin, ...args], { env: cleanEnv(), node })
 
 describe("better-sqlite3 built for another Node.js", () => {
   it("is reported as such, with the command that rebuilds it, not as a file that cannot be opened", async () => {

@@ -20,10 +20,13 @@ export interface Finished {
   readonly stderr: string
 }
 
-/** Runs `node <args>` to its end, collecting its output. */
-export const runNode = (args: ReadonlyArray<string>, options: { readonly env: Record<string, string>; readonly cwd?: string | undefined }) =>
+/** Runs `node <args>` to its end (this Node, unless `options.node` names another), collecting its output. */
+export const runNode = (
+  args: ReadonlyArray<string>,
+  options: { readonly env: Record<string, string>; readonly cwd?: string | undefined; readonly node?: string | undefined }
+) =>
   new Promise<Finished>((resolve, reject) => {
-    const child = ChildProcess.spawn(process.execPath, args, { env: options.env, cwd: options.cwd })
+    const child = ChildProcess.spawn(options.node ?? process.execPath, args, { env: options.env, cwd: options.cwd })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))

@@ -6,6 +6,7 @@
 import { expect } from "@effect/vitest"
 import * as Fs from "node:fs"
 import parsePrometheus from "parse-prometheus-text-format"
+import type { Serving } from "./CliProcess.js"
 
 export interface Scrape {
   readonly text: string
@@ -109,4 +110,15 @@ export const probeUntil = async (origin: string, path: "/healthz" | "/readyz", s
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   throw new Error(`timed out waiting for ${path} to answer ${status}`)
+}
+
+/** The operations listener's address, once the served bin has logged it. */
+export const opsOrigin = async (serving: Serving): Promise<string> => {
+  const deadline = Date.now() + 10_000
+  while (Date.now() < deadline) {
+    const match = /Operations listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(serving.stdout())
+    if (match) return match[1]!
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`no operations listener in:\n${serving.stdout()}`)
 }
