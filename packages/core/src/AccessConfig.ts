@@ -20,10 +20,7 @@ export interface AccessSettings {
   readonly banSeconds: number
   /** Requests a minute per client address without a valid key. */
   readonly anonymousPerMinute: number
-  /**
-   * Client addresses without a valid key whose counts this process keeps in
-   * memory; beyond it, the least recently seen are forgotten.
-   */
+  /** Addresses without a valid key whose counts are kept in memory (least recently seen forgotten). */
   readonly anonymousAddresses: number
 }
 
@@ -67,8 +64,7 @@ const positiveInteger = (name: string, fallback: number): Config.Config<number> 
   )
 
 /**
- * The environment served, from `ANIMAL_STORE_ENV` (`production` or
- * `staging`), without a default.
+ * The environment served, from `ANIMAL_STORE_ENV`, without a default.
  *
  * @since 1.0.0
  * @category config
@@ -82,12 +78,8 @@ export const environment: Config.Config<Environment> = Config.string("ANIMAL_STO
 )
 
 /**
- * The settings from configuration: `ANIMAL_STORE_ENV` (`environment`),
- * `ANIMAL_STORE_BAN_AFTER`, `ANIMAL_STORE_BAN_SECONDS`,
- * `ANIMAL_STORE_ANONYMOUS_PER_MINUTE` and `ANIMAL_STORE_ANONYMOUS_ADDRESSES`
- * (positive integers), each defaulting
- * to `defaults`. The server reads its flags with it too (a `ConfigProvider`
- * of the flags over the environment).
+ * The settings from `ANIMAL_STORE_ENV`, `ANIMAL_STORE_BAN_AFTER`, `ANIMAL_STORE_BAN_SECONDS`,
+ * `ANIMAL_STORE_ANONYMOUS_PER_MINUTE` and `ANIMAL_STORE_ANONYMOUS_ADDRESSES`, each defaulting to `defaults`.
  *
  * @since 1.0.0
  * @category config

@@ -33,8 +33,7 @@ export const keyPrefixByEnvironment: { readonly [E in Environment]: string } = {
 }
 
 /**
- * How a key's minute is counted: `fixed` (the UTC minute) or `sliding` (the
- * UTC minute plus the previous one weighted by its share in the last 60 seconds).
+ * How a key's minute is counted: `fixed` (the UTC minute) or `sliding` (record 0055).
  *
  * @since 1.0.0
  * @category schemas
@@ -48,8 +47,7 @@ export const MinuteWindow = Schema.Literal("fixed", "sliding")
 export type MinuteWindow = typeof MinuteWindow.Type
 
 /**
- * The secret a key had before its last rotation: its digest and display
- * prefix, accepted until `until` (the end of the grace period).
+ * The secret a key had before its last rotation, accepted until `until` (record 0057).
  *
  * @since 1.0.0
  * @category schemas
@@ -67,10 +65,8 @@ export const PreviousSecret = Schema.Struct({
 export type PreviousSecret = typeof PreviousSecret.Type
 
 /**
- * A stored API key: its id, the first characters of its secret for display,
- * the digest the secret is found by, its plan and limits, and its state: when
- * it expires (if ever), its minute window, and the secret it had before its
- * last rotation.
+ * A stored API key (never its secret): id, display prefix, digest, plan,
+ * limits and state (record 0009).
  *
  * @since 1.0.0
  * @category schemas

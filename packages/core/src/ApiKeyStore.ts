@@ -1,6 +1,5 @@
 /**
- * The storage port for API keys. Only digests are stored; a key is found by
- * its digest (a rotated key also by its previous one), never by comparing secrets.
+ * The storage port for API keys: only digests are stored, and a key is found by its digest (record 0009).
  *
  * @since 1.0.0
  */
@@ -14,19 +13,15 @@ import type { StoreError } from "./StoreError.js"
  * @category models
  */
 export interface ApiKeyStoreService {
-  /** Stores a key. Inserting a digest that is already stored leaves the store unchanged and returns the stored key. */
+  /** Stores a key; a digest already stored leaves the store unchanged and returns the stored key. */
   readonly insert: (key: ApiKey) => Effect.Effect<ApiKey, StoreError>
   /** The key with this digest, or with it as its previous secret's, if any (revoked keys included). */
   readonly findByDigest: (digest: string) => Effect.Effect<Option.Option<ApiKey>, StoreError>
   /** Every key, revoked ones included, oldest first. */
   readonly list: Effect.Effect<ReadonlyArray<ApiKey>, StoreError>
-  /** Marks the key revoked at `at`; `None` when no key has this id. A revoked key stays revoked (its first `revokedAt` is kept). */
+  /** Marks the key revoked at `at` (the first `revokedAt` is kept); `None` when no key has this id. */
   readonly revoke: (id: string, at: Date) => Effect.Effect<Option.Option<ApiKey>, StoreError>
-  /**
-   * Gives the key a new secret (`digest`, display `prefix`); its current one
-   * becomes its previous secret until `until`, replacing any earlier previous
-   * one. Everything else is kept. `None` when no key has this id.
-   */
+  /** Gives the key a new secret; its current one is kept as its previous secret until `until`. */
   readonly rotate: (
     id: string,
     next: { readonly digest: string; readonly prefix: string },

@@ -1,7 +1,6 @@
 /**
  * Which operations are deprecated, since when, until when, and what replaces
- * them. `getPet` is deprecated with a sunset of 2030-12-05T00:00:00Z; from that
- * instant on it fails with `Gone`.
+ * them; from its sunset on, an operation fails with `Gone`.
  *
  * @since 1.0.0
  */
@@ -10,8 +9,7 @@ import { Gone } from "./ApiError.js"
 import type { OperationName } from "./PetOperations.js"
 
 /**
- * The deprecation of one operation, as data an adapter announces (HTTP: the
- * `Deprecation`, `Sunset` and `Link` headers of `ResponseHeaders`).
+ * The deprecation of one operation, as data an adapter announces.
  *
  * @since 1.0.0
  * @category models
@@ -45,9 +43,7 @@ export class DeprecationPolicy extends Context.Tag("@animal-store/core/Deprecati
 >() {}
 
 /**
- * The deprecations of the interface: `getPet`, deprecated since
- * 2025-01-01T00:00:00Z, sunset 2030-12-05T00:00:00Z, replaced by `listPets`
- * (`GET /pets` with the `status` filter).
+ * The deprecations of the interface: `getPet`, sunset 2030-12-05, replaced by `listPets`.
  *
  * @since 1.0.0
  * @category constants

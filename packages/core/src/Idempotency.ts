@@ -1,8 +1,6 @@
 /**
- * The rule of `Idempotency-Key` on `createPet` (decisions.md, "Idempotency"),
- * in one place: the key format, what counts as the same request, the 24-hour
- * window, and what a keyed request gets given the record of its key. Stores
- * (`IdempotencyStore`) run `decide` atomically and store what it says.
+ * The rule of `Idempotency-Key` on `createPet` (record 0012): the key format,
+ * what counts as the same request, the 24-hour window, and the decision.
  *
  * @since 1.0.0
  */
@@ -18,8 +16,7 @@ import type { IdempotencyDecision, IdempotencyRecord } from "./IdempotencyStore.
 export const maxKeyLength = 255
 
 /**
- * How long a key is remembered from the first request that carried it: 24
- * hours, in milliseconds. Replays do not extend it.
+ * How long a key is remembered from its first request (24 hours, in ms); replays do not extend it.
  *
  * @since 1.0.0
  * @category constants
@@ -27,8 +24,7 @@ export const maxKeyLength = 255
 export const retentionMillis = 24 * 60 * 60 * 1000
 
 /**
- * The key format as a regular expression: 1 to 255 visible ASCII characters
- * (`%x21-7E`, RFC 5234 `VCHAR`; no space, no control or non-ASCII character).
+ * The key format: 1 to 255 visible ASCII characters (RFC 5234 `VCHAR`).
  *
  * @since 1.0.0
  * @category constants
@@ -57,11 +53,8 @@ export const keyJsonSchema = {
 } as const
 
 /**
- * The canonical JSON text of a JSON value: object members sorted by name
- * (UTF-16 code units), no white space, members whose value is `undefined`
- * left out (as `JSON.stringify` does). Two texts that parse to the same JSON
- * value (members in any order, any spacing, `1` and `1.0`, escaped or not)
- * have the same canonical text.
+ * The canonical JSON text of a value: members sorted by name, no white space,
+ * so texts that parse to the same JSON value have the same canonical text.
  *
  * @since 1.0.0
  * @category conversions
@@ -92,19 +85,13 @@ export const canonicalJson = (value: unknown): string => {
   return out + "}"
 }
 
-/** The own enumerable names of `record` in UTF-16 code unit order (`Array.prototype.sort`'s). */
 const sortedNames = (record: Record<string, unknown>): Array<string> => Object.keys(record).sort()
 
-// `crypto.hash` is in every Node these packages support (20.19 and later).
 const sha256 = (text: string): string => Crypto.hash("sha256", text, "base64url")
 
 /**
- * What "the same body" means: the SHA-256 (base64url) of the body's
- * canonical JSON text. It is taken of the body as sent (the JSON value
- * parsed, before validation fills in defaults or trims names), so
- * `{"categoryId":1,"name":"Rex"}` and `{ "name": "Rex", "categoryId": 1.0 }`
- * are the same body, and `{"name":" Rex","categoryId":1}` or one with
- * `"status":"available"` added is another.
+ * What "the same body" means: the SHA-256 of the canonical JSON of the body
+ * as sent (before defaults or trimming).
  *
  * @since 1.0.0
  * @category constructors
@@ -112,15 +99,8 @@ const sha256 = (text: string): string => Crypto.hash("sha256", text, "base64url"
 export const fingerprint = (body: unknown): string => sha256(canonicalJson(body))
 
 /**
- * The rule, as the pure step an `IdempotencyStore` runs atomically on the
- * record of a key, for a request whose body has `bodyFingerprint`, at `now`:
- *
- * - no record, or one that expired (`expiresAt <= now`): `Create`, with a
- *   record until `now` + 24 hours;
- * - a record in progress: `InUse` (409), whatever the body, as the first
- *   request may still fail and leave no record;
- * - a record of another body: `Reused` (422);
- * - a completed record of the same body: `Replay` of its animal.
+ * The rule an `IdempotencyStore` runs atomically on a key's record: `Create`
+ * (no record or an expired one), `InUse`, `Reused` (another body) or `Replayed`.
  *
  * @since 1.0.0
  * @category rules

@@ -1,9 +1,6 @@
 /**
- * The storage port of idempotent `createPet`: the records of the
- * `Idempotency-Key`s, written atomically with the animal they created. Its
- * `createPet` runs a pure decision (`Idempotency.decide`, the rule, in core)
- * on the record of one key and, when it says so, stores the animal and the
- * record together; stores only store, atomically.
+ * The storage port of idempotent `createPet`: each key's record, written
+ * atomically with the animal it created; the rule is `Idempotency.decide`.
  *
  * @since 1.0.0
  */
@@ -13,15 +10,8 @@ import type { NewPet, Pet } from "./Pet.js"
 import type { StoreError } from "./StoreError.js"
 
 /**
- * What a store keeps for one key of one scope. Instants are Unix epoch
- * milliseconds; the record counts until `expiresAt` (excluded).
- *
- * - `InProgress`: claimed by a request whose animal is being written. Only a
- *   store whose atomic step spans an await shows it (the memory store, while
- *   its `PetRepository` inserts); a store that writes the animal and the
- *   record in one synchronous transaction (SQLite) never does.
- * - `Completed`: the animal the first request created, replayed as it was.
- *
+ * What a store keeps for one key of one scope (instants in epoch ms, valid
+ * until `expiresAt`). `InProgress` shows only in a store whose atomic step spans an await.
  * @since 1.0.0
  * @category models
  */
@@ -51,9 +41,7 @@ export type IdempotentCreateOutcome =
   | { readonly _tag: "InUse" }
 
 /**
- * What the rule decides from the record of a key: create the animal and store
- * a record of `fingerprint` until `expiresAt`, or end without writing
- * anything (replay, reused, in use).
+ * What the rule decides: create and record `fingerprint` until `expiresAt`, or end without writing.
  *
  * @since 1.0.0
  * @category models
@@ -87,22 +75,11 @@ export interface IdempotentCreate {
  */
 export interface IdempotencyStoreService {
   /**
-   * Runs `decide` on the record of `(scope, key)` as stored (`undefined` when
-   * there is none; an expired record is given as it is, the rule knows it
-   * has expired). On `Create`, stores the animal in the store's
-   * `PetRepository` and the `Completed` record (replacing the old one) as one
-   * atomic step, and answers `Created`; the animal and its record are both
-   * stored or neither is. Otherwise answers the decision and writes nothing.
-   * Concurrent calls for one `(scope, key)`, in this process or another
-   * sharing the store, are serialized: each one's `decide` sees the record
-   * the previous one left (`InProgress` while a store shows its claim).
-   * A call that creates also purges a few expired records (never a scan).
+   * Runs `decide` on the record of `(scope, key)` and, on `Create`, stores the
+   * animal and its record in one atomic step; calls for one key are serialized.
    */
   readonly createPet: (request: IdempotentCreate) => Effect.Effect<IdempotentCreateOutcome, StoreError>
-  /**
-   * Deletes at most `limit` records with `expiresAt <= now`, the earliest
-   * expiries first, through an index on the expiry; answers how many.
-   */
+  /** Deletes at most `limit` records expired at `now`, earliest first; answers how many. */
   readonly purge: (now: number, limit: number) => Effect.Effect<number, StoreError>
 }
 

@@ -1,8 +1,6 @@
 /**
- * API keys as an operator sees and manages them: each key's state (active,
- * banned until, revoked at), plan, limits and its usage in the current UTC
- * minute and day, read from the key's rate-limit state; issuing, revoking and
- * lifting a ban. The CLI's `keys` commands and the admin API both run on it.
+ * API keys as an operator sees and manages them (record 0025): state, plan,
+ * limits and usage, and issuing, revoking, rotating and lifting a ban.
  *
  * @since 1.0.0
  */
@@ -44,9 +42,7 @@ export interface KeyUsage {
 }
 
 /**
- * A key as an operator sees it. `state` is `revoked` for a revoked key (banned
- * or not), else `expired` from its expiry on, else `banned` while a ban is in
- * force, else `active`.
+ * A key as an operator sees it; `state` is, first that applies, `revoked`, `expired`, `banned`, `active`.
  *
  * @since 1.0.0
  * @category models
@@ -81,18 +77,12 @@ export interface KeyAdministrationService {
   readonly show: (id: string) => Effect.Effect<KeyStatus, ApiKeyNotFound | StoreError>
   /** Revokes a key (a revoked key keeps its first `revokedAt`); effective on its next request. */
   readonly revoke: (id: string) => Effect.Effect<KeyStatus, ApiKeyNotFound | StoreError>
-  /**
-   * Ends a key's ban, if one is in force, and restarts the numbering of its
-   * refusals; its windows' counts are kept. `lifted` says whether a ban ended.
-   */
-  /**
-   * Issues a new secret for a key (same id, plan, limits, counts and ban); the
-   * previous one keeps working for `grace`. A revoked key is refused.
-   */
+  /** Issues a new secret for a key; the previous one keeps working for `grace`. A revoked key is refused. */
   readonly rotate: (
     id: string,
     grace: Duration.Duration
   ) => Effect.Effect<IssuedKey, ApiKeyNotFound | InvalidRequest | StoreError>
+  /** Ends a key's ban, if any, and its refusals' numbering; `lifted` says whether a ban ended. */
   readonly unban: (id: string) => Effect.Effect<{ readonly status: KeyStatus; readonly lifted: boolean }, ApiKeyNotFound | StoreError>
 }
 
@@ -117,9 +107,7 @@ const minuteMillis = 60_000
 const dayMillis = 86_400_000
 
 /**
- * The status of `key` from its rate-limit state at `now` (Unix epoch
- * milliseconds): a window that is not the current one counts 0 (a later one,
- * written by a process whose clock is ahead, counts as the limiter counts it).
+ * The status of `key` from its rate-limit state at `now` (epoch ms); a window other than the current one counts 0.
  *
  * @since 1.0.0
  * @category constructors
@@ -159,8 +147,7 @@ const lift = (now: number) => (state: RateLimitState | undefined): readonly [boo
     : [now < state.bannedUntil, { ...state, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }]
 
 /**
- * Builds the service on the key and rate-limit stores; times are read from
- * `Clock`.
+ * Builds the service on the key and rate-limit stores.
  *
  * @since 1.0.0
  * @category constructors

@@ -1,9 +1,7 @@
 /**
- * The query of `listPets`: `limit` (1 to 100, default 20), an optional `status`
- * filter and an opaque `cursor` that continues a listing. A cursor is sealed
- * (HMAC-SHA256 with the `CursorSecret`) for the `status` it was issued for:
- * an altered, forged or foreign cursor, or one used with another `status`,
- * is an invalid request.
+ * The query of `listPets` and the cursors that continue a listing, sealed
+ * with HMAC-SHA256 for the `status` they were issued for (record 0008).
+ *
  *
  * @since 1.0.0
  */
@@ -38,10 +36,7 @@ export const Limit = Schema.Number.pipe(
   })
 )
 
-/**
- * The text form of a cursor: `c1.`, the base64url id it continues after, `.`
- * and the base64url of the first 16 bytes of its HMAC-SHA256.
- */
+/** `c1.`, the base64url id it continues after, `.`, the first 16 bytes of its HMAC (base64url). */
 const cursorPattern = /^c1\.([A-Za-z0-9_-]{1,28})\.([A-Za-z0-9_-]{22})$/
 
 /**
@@ -53,9 +48,7 @@ const cursorPattern = /^c1\.([A-Za-z0-9_-]{1,28})\.([A-Za-z0-9_-]{22})$/
 export const isCursor = (text: string): boolean => cursorPattern.test(text)
 
 /**
- * The opaque continuation token of a listing, as sent: its shape only. Its
- * seal (which listing issued it, and that it was not altered) is checked by
- * `Cursors.open` with the listing's `status`.
+ * A listing's continuation token as sent: its shape only (`Cursors.open` checks its seal).
  *
  * @since 1.0.0
  * @category schemas
@@ -65,16 +58,8 @@ export const Cursor = Schema.String.pipe(
 )
 
 /**
- * The secret cursors are sealed with (HMAC-SHA256 key, at least 32 bytes of
- * entropy are advised). Every process that shares a store must have the same
- * secret for a cursor issued by one to be accepted by another, and across
- * restarts: so the secret belongs to the store, and every store's layer
- * provides one (`AnimalStore.StorePorts`): the SQLite and PostgreSQL stores
- * keep a random secret in their database, created the first time it is
- * opened; the memory store makes one per build. A host may override it with
- * `layerCursorSecret`. Without this service (a host that builds
- * `PetOperations` on bare ports), each `PetOperations` seals with a random
- * secret of its own (see the README, "Cursors").
+ * The secret cursors are sealed with; it belongs to the store, so every
+ * process sharing the store accepts the same cursors (record 0008).
  *
  * @since 1.0.0
  * @category tags
@@ -102,8 +87,7 @@ export const layerCursorSecret = (secret: string | Redacted.Redacted<string>): L
 export const randomCursorSecret = (): string => randomBytes(32).toString("base64url")
 
 /**
- * A layer of a new random cursor secret (`randomCursorSecret`) for each build:
- * for stores that live in one process (the memory store).
+ * A layer of a new random cursor secret for each build (the memory store).
  *
  * @since 1.0.0
  * @category layers
@@ -122,11 +106,7 @@ export const layerRandomCursorSecret: Layer.Layer<CursorSecret> = Layer.sync(
 export interface Cursors {
   /** The cursor that continues the listing of `status` (all when undefined) after `afterId`. */
   readonly seal: (status: PetStatus | undefined, afterId: PetId) => string
-  /**
-   * The id a cursor continues after, when it was sealed with this secret for
-   * the listing of `status`; `undefined` for an altered, foreign or
-   * malformed cursor, or one of another `status`.
-   */
+  /** The id `cursor` continues after, or `undefined` unless it was sealed with this secret for `status`. */
   readonly open: (cursor: string, status: PetStatus | undefined) => PetId | undefined
 }
 
@@ -140,9 +120,7 @@ const equalInConstantTime = (a: string, b: string): boolean => {
 const decodeCursorId = Schema.decodeUnknownEither(Schema.compose(IntFromString, PetId))
 
 /**
- * The cursors sealed with `secret`: HMAC-SHA256 over the listing's `status`
- * and the id, so a cursor cannot be forged, altered, or used with another
- * `status`.
+ * The cursors sealed with `secret` over the listing's `status` and the id.
  *
  * @since 1.0.0
  * @category constructors
@@ -166,11 +144,7 @@ export const makeCursors = (secret: string | Uint8Array): Cursors => {
 }
 
 /**
- * The cursors of the `CursorSecret` in the context, or of a random secret
- * of this process when there is none. Every store's layer provides a
- * `CursorSecret`; the fallback is for hosts (and tests) that build
- * `PetOperations` on ports of their own without one, where a cursor then only
- * works within the one `PetOperations` that sealed it.
+ * The cursors of the `CursorSecret` in the context, or of a random secret when there is none.
  *
  * @since 1.0.0
  * @category constructors

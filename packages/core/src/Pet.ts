@@ -1,6 +1,5 @@
 /**
- * The animal records of the interface: `Pet`, `NewPet`, `PetStatus` and the
- * identifiers they carry.
+ * The animal records of the interface: `Pet`, `NewPet`, `PetStatus` and their identifiers.
  *
  * @since 1.0.0
  */
@@ -8,8 +7,7 @@ import { Schema } from "effect"
 import { hasUnpairedSurrogate, NumberOrIntString, PositiveSafeInt, PositiveSafeIntFromString } from "./internal/schemas.js"
 
 /**
- * Identifier of an animal: an integer from 1 to 2^53-1, assigned by the store
- * in increasing order and never reused.
+ * Identifier of an animal (1 to 2^53-1), assigned by the store in increasing order, never reused.
  *
  * @since 1.0.0
  * @category schemas
@@ -85,10 +83,8 @@ export const defaultStatus: PetStatus = "available"
 export const maxNameLength = 255
 
 /**
- * The name of an animal: 1 to 255 Unicode code points after trimming
- * surrounding white space; it is stored trimmed. It must be Unicode text: an
- * unpaired surrogate (`"\ud800"` in JSON) has no UTF-8 form, so no store
- * could keep it as sent.
+ * The name of an animal: 1 to 255 code points once trimmed, Unicode text
+ * (no unpaired surrogate, which has no UTF-8 form).
  *
  * @since 1.0.0
  * @category schemas
@@ -126,9 +122,7 @@ export class Pet extends Schema.Class<Pet>("Pet")({
 }) {}
 
 /**
- * The request body of `createPet`: `name` and `categoryId` are required,
- * `status` defaults to `available`, and any other property (`id` included) is
- * rejected by name.
+ * The body of `createPet`: `status` defaults to `available`; any other property is rejected.
  *
  * @since 1.0.0
  * @category schemas

@@ -1,8 +1,6 @@
 /**
- * The inputs of the operations as a client sends them, decoded once at the
- * boundary (the HTTP handlers, the Promise facade, `GuardedPetOperations`)
- * into the typed values `PetOperations` takes. A refusal is an
- * `InvalidRequest` listing every problem as `{path, message}`.
+ * The operations' inputs as a client sends them, decoded once at the boundary;
+ * a refusal is an `InvalidRequest` listing every problem.
  *
  * @since 1.0.0
  */
@@ -13,8 +11,7 @@ import type { PetId } from "./Pet.js"
 import { defaultStatus, NewPet, PetIdInput, PetStatus } from "./Pet.js"
 import { decodeInput } from "./internal/decode.js"
 
-// `ListPetsQuery` decoded in two steps, as `NewPet` below: its fields as
-// sent, with `limit` optional (the same rules and issues), then the default.
+// Decoded in two steps, as `NewPet` below: the fields with `limit` optional, then the default.
 const ListPetsQueryFields = Schema.Struct({
   ...ListPetsQuery.fields,
   limit: Schema.optionalWith(LimitInput, { exact: true })
@@ -26,8 +23,7 @@ const withDefaultLimit = (fields: typeof ListPetsQueryFields.Type): ListPetsQuer
 })
 
 /**
- * A `listPets` query: `{limit?, status?, cursor?}`, `limit` a number or a
- * decimal string (default 20); other properties are ignored.
+ * A `listPets` query: `{limit?, status?, cursor?}`; other properties are ignored.
  *
  * @since 1.0.0
  * @category decoding
@@ -43,8 +39,7 @@ export const decodeListPetsQuery = (input: unknown): Effect.Effect<ListPetsQuery
  */
 export const decodePetId: (input: unknown) => Effect.Effect<PetId, InvalidRequest> = decodeInput(PetIdInput, "pet id")
 
-// `NewPet` decoded in two steps: its fields as sent, with `status` optional
-// (the same rules and issues), then the default `status`.
+// Decoded in two steps: the fields with `status` optional (same rules and issues), then the default.
 const NewPetFields = Schema.Struct({
   ...NewPet.fields,
   status: Schema.optionalWith(PetStatus, { exact: true })
@@ -57,8 +52,7 @@ const withDefaultStatus = ({ categoryId, name, status = defaultStatus }: typeof 
 })
 
 /**
- * A `createPet` body: `{name, categoryId, status?}` and nothing else; the
- * name trimmed, `status` defaulting to `available`.
+ * A `createPet` body: `{name, categoryId, status?}` and nothing else.
  *
  * @since 1.0.0
  * @category decoding

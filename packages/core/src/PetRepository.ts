@@ -1,6 +1,5 @@
 /**
- * The storage port for animals. Stores (memory, SQLite) implement it; core
- * reaches animals only through it.
+ * The storage port for animals: core reaches animals only through it.
  *
  * @since 1.0.0
  */
@@ -10,9 +9,7 @@ import type { NewPet, Pet, PetId, PetStatus } from "./Pet.js"
 import type { StoreError } from "./StoreError.js"
 
 /**
- * Which animals to list: those with `status` (all when absent) whose id is
- * greater than `afterId` (from the start when absent), at most `limit` of them,
- * in ascending id order.
+ * Which animals to list: with `status`, ids after `afterId`, at most `limit`, in ascending id order.
  *
  * @since 1.0.0
  * @category models

@@ -1,8 +1,6 @@
 /**
- * The storage port for rate-limit counters and bans. `modify` reads and
- * replaces the state of one subject atomically, so every process sharing a
- * store agrees; `get` reads it for operators. The rules themselves live in
- * `PlanRateLimiter`.
+ * The storage port for rate-limit counters and bans: `modify` replaces one
+ * subject's state atomically across processes (record 0010); `get` reads it.
  *
  * @since 1.0.0
  */
@@ -11,8 +9,7 @@ import { Context } from "effect"
 import type { StoreError } from "./StoreError.js"
 
 /**
- * The counters of one subject: an API key in a store, a client address in
- * the limiter's memory. Instants are Unix epoch milliseconds.
+ * The counters of one subject (an API key, a client address); instants in epoch ms.
  *
  * @since 1.0.0
  * @category models
@@ -37,12 +34,7 @@ export interface RateLimitState {
  * @category models
  */
 export interface RateLimitStoreService {
-  /**
-   * Runs `f` on the subject's state (`undefined` when it has none) and stores
-   * the state it returns, as one atomic step: no other `modify` of the same
-   * subject, in this process or another sharing the store, interleaves.
-   * `f` must be pure: a store may run it more than once.
-   */
+  /** Runs the pure `f` on the subject's state and stores what it returns, atomically (it may run more than once). */
   readonly modify: <A>(
     subject: string,
     f: (state: RateLimitState | undefined) => readonly [A, RateLimitState]

@@ -1,9 +1,6 @@
 /**
  * The failure of a store (a port implementation): the storage could not be
- * opened, read or written. Adapters answer "Unavailable" (the store cannot be
- * reached now: a database server down, restarting or overloaded, a lock held
- * too long) as 503 `service_unavailable` with `Retry-After`, and every other
- * reason as 500 `internal_error`.
+ * opened, read or written; `Unavailable` is temporary.
  *
  * @since 1.0.0
  */
@@ -20,8 +17,7 @@ export class StoreError extends Data.TaggedError("StoreError")<{
 }> {}
 
 /**
- * Whether a store failure is temporary: the store could not be reached, and
- * the same request may succeed later (answered 503 with `Retry-After`).
+ * Whether a store failure is temporary: the same request may succeed later.
  *
  * @since 1.0.0
  * @category guards
@@ -37,8 +33,7 @@ export const isUnavailable = (error: StoreError): boolean => error.reason === "U
 export const retryAfterSeconds = 1
 
 /**
- * The objects along the cause chain of a driver's failure (`cause` of
- * `cause` ...), outermost first, at most 8. For store implementations.
+ * The objects along a driver failure's cause chain, outermost first, at most 8.
  *
  * @since 1.0.0
  * @category conversions
@@ -53,9 +48,7 @@ export const causeChain = (cause: unknown): ReadonlyArray<object> => {
 }
 
 /**
- * The first string `code` along the cause chain of a driver's failure
- * (`cause` of `cause` ..., outermost first) that `accept`s: a SQLite result
- * code, a SQLSTATE, a Node error code. For store implementations.
+ * The first string `code` along the cause chain that `accept`s (a SQLite code, a SQLSTATE...).
  *
  * @since 1.0.0
  * @category conversions
@@ -69,9 +62,7 @@ export const codeAlongCauses = (cause: unknown, accept: (code: string) => boolea
 }
 
 /**
- * The distinct messages along the cause chain, outermost first, joined with
- * `": "` (the cause itself as text when none has one). For store
- * implementations.
+ * The distinct messages along the cause chain, outermost first, joined with `": "`.
  *
  * @since 1.0.0
  * @category conversions

@@ -1,8 +1,5 @@
 /**
- * Whether the store answers now: the port behind a readiness probe
- * (`GET /readyz`). Every store's layer provides one (a trivial query for a
- * database, nothing for memory); `AnimalStore.layer` passes it on, or, on
- * ports without one, provides `alwaysReady`.
+ * Whether the store answers now: the port behind the readiness probe (record 0027).
  *
  * @since 1.0.0
  */

@@ -1,6 +1,5 @@
 /**
- * The bucket a client address is counted in: IPv6 addresses per /64 prefix
- * (one subscriber's network), IPv4 addresses each on their own.
+ * The bucket a client address is counted in: IPv6 per /64, IPv4 each its own (record 0041).
  * @internal
  */
 import { isIP } from "node:net"
@@ -21,9 +20,8 @@ const groupsOf = (address: string): ReadonlyArray<number> => {
 }
 
 /**
- * The bucket of a client address: an IPv4 address (also written IPv4-mapped,
- * `::ffff:10.0.0.1`) is its own; an IPv6 address is its /64 prefix
- * (`2001:db8:0:7::/64`, however it is written); any other text is itself.
+ * The bucket of a client address (IPv4-mapped as IPv4, IPv6 as its /64
+ * prefix); any other text is itself.
  * @internal
  */
 export const bucketOf = (address: string): string => {

@@ -1,7 +1,6 @@
 /**
- * The rate-limit states of client addresses without a valid key, in this
- * process's memory (decisions.md: never in the store): at most `capacity`,
- * the least recently seen forgotten first.
+ * The rate-limit states of addresses without a valid key, in this process's
+ * memory (record 0041), least recently seen forgotten first.
  * @internal
  */
 import { Effect } from "effect"
@@ -9,11 +8,7 @@ import type { RateLimitState } from "../RateLimitStore.js"
 
 /** @internal */
 export interface AddressStates {
-  /**
-   * Runs `f` on the bucket's state (`undefined` when none is held) and keeps
-   * the state it returns as the most recently seen, in one step; beyond
-   * `capacity` the least recently seen bucket is forgotten.
-   */
+  /** Runs `f` on the bucket's state and keeps the result as the most recently seen. */
   readonly modify: <A>(
     bucket: string,
     f: (state: RateLimitState | undefined) => readonly [A, RateLimitState]
@@ -23,8 +18,7 @@ export interface AddressStates {
 }
 
 /**
- * Empty states holding at most `capacity` buckets. A `Map` keeps insertion
- * order, so a bucket taken out and put back on each use is the last in it.
+ * Empty states of at most `capacity` buckets (a `Map`'s insertion order is the recency order).
  * @internal
  */
 export const make = (capacity: number): Effect.Effect<AddressStates> =>

@@ -6,8 +6,7 @@ import { keyPrefixByEnvironment } from "../ApiKey.js"
 const secretPattern = /^ask_(live|test)_[A-Za-z0-9_-]{16,}$/
 
 /**
- * The environment of a well-formed secret, from its prefix; `undefined` when
- * the secret is malformed.
+ * The environment of a well-formed secret, from its prefix; `undefined` when malformed.
  * @internal
  */
 export const environmentOf = (secret: string): Environment | undefined => {

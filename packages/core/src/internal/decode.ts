@@ -6,11 +6,7 @@ import { InvalidRequest } from "../ApiError.js"
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0 ? "(root)" : path.map(String).join(".")
 
-/**
- * The issue with its `Type` issues that have no message of their own saying
- * what was expected without showing the value: a value may be large or
- * nested too deeply to be formatted.
- */
+/** The issue with each `Type` issue's message saying what was expected, never showing the value. */
 const withoutValues = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
   switch (issue._tag) {
     case "Type":
@@ -38,8 +34,7 @@ const withoutValues = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue =>
 }
 
 /**
- * The `InvalidRequest` refusing `what` (`"pet"`, `"query"`, ...) for its
- * problems as `{path, message}`; its message names the first of them.
+ * The `InvalidRequest` refusing `what` for `details`; its message names the first.
  * @internal
  */
 export const invalidRequest = (what: string, details: ReadonlyArray<ErrorDetail>): InvalidRequest => {
@@ -60,9 +55,8 @@ const invalid = (issue: ParseResult.ParseIssue, what: string): InvalidRequest =>
   )
 
 /**
- * Decodes untrusted input with `schema`, failing with an `InvalidRequest`
- * that lists every problem as `{path, message}`. The schemas of the interface
- * are synchronous, so the parser is compiled once and run without effects.
+ * Decodes untrusted input with `schema` (compiled once), failing with an
+ * `InvalidRequest` that lists every problem.
  * @internal
  */
 export const decodeInput = <A, I>(schema: Schema.Schema<A, I>, what: string) => {

@@ -16,8 +16,7 @@ const decimal = /^[0-9]+$/
 const unpairedSurrogate = /\p{Cs}/u
 
 /**
- * Whether a text has a UTF-16 surrogate that is not part of a pair (it is
- * then not Unicode text, and has no UTF-8 form).
+ * Whether a text has an unpaired UTF-16 surrogate (no UTF-8 form).
  * @internal
  */
 export const hasUnpairedSurrogate = (text: string): boolean => unpairedSurrogate.test(text)

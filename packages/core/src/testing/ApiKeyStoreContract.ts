@@ -60,14 +60,7 @@ const sampleKey = (createdAt: number, fields: Partial<ConstructorParameters<type
 
 /**
  * Declares a `describe` block that checks an `ApiKeyStore` layer against the
- * contract: keys round-trip exactly and are found by digest; inserting a
- * stored digest changes nothing and answers the stored key, also when done
- * concurrently; `list` gives every key oldest first; `revoke` keeps the first
- * revocation instant and answers `None` for an unknown id; `rotate` keeps the
- * current digest as the previous one (a key is found by both).
- *
- * `layer` is built once per test (and once per property run), and every build
- * must give an empty store of its own.
+ * contract; each build of `layer` must give an empty store.
  *
  * @since 1.0.0
  * @category contracts

@@ -1,6 +1,5 @@
 /**
- * The contract of a store's `ListPetsQuery.CursorSecret`, as a test suite a
- * store package runs against its own layers.
+ * The contract of a store's `ListPetsQuery.CursorSecret`, as a test suite a store package runs.
  *
  * @since 1.0.0
  */
@@ -14,14 +13,9 @@ const secretOf = (layer: Layer.Layer<CursorSecret, unknown>): Effect.Effect<stri
   Effect.provide(Effect.map(CursorSecret, Redacted.value), layer)
 
 /**
- * Declares a `describe` block that checks a store's cursor secret: a build of
- * `layer` gives a secret of at least 32 bytes; two stores have different
- * secrets (`layer` gives a new store at each build).
- *
- * With `sameStore` (a persistent store: an effect that makes a new store and
- * answers a layer on it, which may be built several times), builds of the
- * same store, one after the other and at once, give the same secret, so a
- * cursor sealed through one is opened through another.
+ * Declares a `describe` block that checks a store's cursor secret: at least
+ * 32 bytes, one per store, and with `sameStore` the same for every build of
+ * one persistent store.
  *
  * @since 1.0.0
  * @category contracts

@@ -1,7 +1,6 @@
 /**
- * The contract every `IdempotencyStore` keeps, as a test suite a store
- * package runs against its own layer (with the `PetRepository` of the same
- * store, where the animals go).
+ * The contract every `IdempotencyStore` keeps (with its store's `PetRepository`),
+ * as a test suite a store package runs against its own layer.
  *
  * @since 1.0.0
  */
@@ -83,19 +82,9 @@ const createdPet = (outcome: IdempotentCreateOutcome): Pet => {
 }
 
 /**
- * Declares a `describe` block that checks an `IdempotencyStore` layer (with
- * its store's `PetRepository`) against the contract: a `Create` decision
- * stores the animal and its `Completed` record, replayed exactly; other
- * decisions write nothing; keys and scopes are independent; `decide` sees
- * expired records until they are purged, and the real rule creates anew at
- * the 24-hour instant (driven by `TestClock`); `purge` deletes only expired
- * records, earliest first, at most its limit, and a creating call purges
- * some; N concurrent calls with one key create one animal; and a
- * model-based test (`fc.commands`) over random creates, bursts of
- * concurrent duplicates, clock moves, purges and listings.
- *
- * `layer` is built once per test (and once per property run), and every build
- * must give an empty store of its own.
+ * Declares a `describe` block that checks an `IdempotencyStore` layer (with its
+ * store's `PetRepository`) against the contract (record 0012); each build of
+ * `layer` must give an empty store.
  *
  * @since 1.0.0
  * @category contracts

@@ -1,8 +1,6 @@
 /**
- * The contract of keys that expire and rotate (decisions.md "Authentication"),
- * as a test suite a store package runs against its own layers: authentication
- * and key administration on two builds of one store (two servers sharing it),
- * under `TestClock`.
+ * The contract of keys that expire and rotate (records 0056, 0057), run on two
+ * builds of one store (two servers sharing it) under `TestClock`.
  *
  * @since 1.0.0
  */
@@ -36,12 +34,9 @@ const refusal = (auth: ApiKeyAuth.ApiKeyAuthService, secret: string) =>
   })
 
 /**
- * Declares a `describe` block that checks keys' expiry and rotation on a
- * store: `sameStore` makes a new store and answers a layer on it, each build
- * of which is another server's view of the same store. `propagation` is the
- * longest a revocation or rotation takes to reach another build (a store's
- * cache of found keys; zero by default); expiry and the end of a grace period
- * hold at once.
+ * Declares a `describe` block that checks keys' expiry and rotation on the
+ * store `sameStore` makes; `propagation` is the longest a revocation or
+ * rotation takes to reach another build (zero by default).
  *
  * @since 1.0.0
  * @category contracts

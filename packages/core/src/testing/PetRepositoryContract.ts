@@ -17,13 +17,7 @@ import * as ModelPetRepository from "./internal/ModelPetRepository.js"
 
 /**
  * Declares a `describe` block that checks a `PetRepository` layer against the
- * whole contract: `insert` assigns increasing, never reused ids and returns
- * the stored animal; `findById`; `list` in ascending id order with `status`,
- * `afterId` and `limit`; concurrent inserts; and a model-based test comparing
- * random sequences of inserts, lookups and listings with the reference model.
- *
- * `layer` is built once per test (and once per property run), and every build
- * must give an empty store of its own.
+ * contract, model-based test included; each build of `layer` must give an empty store.
  *
  * @since 1.0.0
  * @category contracts

@@ -35,9 +35,7 @@ const keyRules = (perMinute: number, perDay: number): RateLimitRules => ({
 })
 
 /**
- * A `modify` step that only counts calls in `minuteCount` and answers the new
- * count: for store tests about storage itself (independence, locking), not
- * about the rate-limit rule.
+ * A `modify` step that only counts calls: for tests of storage itself, not of the rule.
  *
  * @since 1.0.0
  * @category contracts
@@ -49,17 +47,7 @@ export const countCall = (state: RateLimitState | undefined): readonly [number, 
 
 /**
  * Declares a `describe` block that checks a `RateLimitStore` layer against the
- * contract: `modify` gives `f` the subject's last stored state (`undefined`
- * at first), stores what it returns and answers its result; subjects are
- * independent; states round-trip exactly; `get` reads the last stored state
- * (`undefined` when none) and writes nothing; and concurrent `modify`s of one
- * subject are atomic: N fibers consuming one window at once, through the
- * real rate-limit rule, accept exactly the limit; and a rule that throws
- * fails its own call alone.
- *
- * `layer` is built once per test (and once per property run), and every build
- * must give an empty store of its own.
- *
+ * contract (record 0020); each build of `layer` must give an empty store.
  * @since 1.0.0
  * @category contracts
  */

@@ -1,8 +1,6 @@
 /**
- * The reference behaviour of a `PetRepository`: a plain array of animals that
- * is filtered, sorted and sliced on every call. It is the model of the
- * model-based contract test and, as a layer, the repository under core's own
- * property tests.
+ * The reference behaviour of a `PetRepository`: a plain array filtered, sorted
+ * and sliced on every call (the model of the model-based contract test).
  *
  * @since 1.0.0
  */
@@ -13,8 +11,7 @@ import type { ListPetsFilter, PetRepositoryService } from "../../PetRepository.j
 import { PetRepository } from "../../PetRepository.js"
 
 /**
- * The animals matching `filter`: those with its status whose id is greater
- * than `afterId`, in ascending id order, at most `limit`.
+ * The animals matching `filter`, in ascending id order.
  *
  * @since 1.0.0
  */

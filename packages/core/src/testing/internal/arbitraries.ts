@@ -18,8 +18,7 @@ export const maxId = Number.MAX_SAFE_INTEGER
 export const status: fc.Arbitrary<PetStatus> = fc.constantFrom(...PetStatus.literals)
 
 /**
- * A value that is not a `PetStatus`: any string or integer, `null`, and near
- * misses in case or spacing.
+ * A value that is not a `PetStatus`: any string or integer, `null`, near misses.
  *
  * @since 1.0.0
  */
@@ -59,8 +58,7 @@ export const newPet: fc.Arbitrary<NewPet> = fc.record({
 })
 
 /**
- * Stored animals with distinct ids and any statuses, in no particular order.
- * Only ids and statuses vary (names follow ids), so a counterexample shrinks fast.
+ * Stored animals with distinct ids and any statuses (names follow ids, so counterexamples shrink fast).
  *
  * @since 1.0.0
  */
