@@ -12,6 +12,7 @@ import type { StoreError } from "./StoreError.js"
 /**
  * What a store keeps for one key of one scope (instants in epoch ms, valid
  * until `expiresAt`). `InProgress` shows only in a store whose atomic step spans an await.
+ *
  * @since 1.0.0
  * @category models
  */

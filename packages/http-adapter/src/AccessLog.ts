@@ -1,14 +1,6 @@
 /**
- * One structured log line per request: method, path with its query string,
- * status, duration, client address, the id of the key it was counted
- * against, its request id, and its trace id when it is traced. Never the
- * secret. By default it is an
- * Effect log at level Info (a probe's at Debug) with these fields as
- * annotations, so the host's logger decides the
- * format; a host that writes the lines itself passes a `Writer` instead (the
- * standalone server does: Effect's JSON line format, without the logger's
- * per-line work, which was about a tenth of the CPU of a request in
- * `pnpm bench --only http`).
+ * One structured log line per request (never the secret): an Effect log by
+ * default, or the host's `Writer` (records 0028, 0050).
  *
  * @since 1.0.0
  */
@@ -43,10 +35,8 @@ export interface Entry {
 export const message = "http.request"
 
 /**
- * Writes the line of one request: its entry and when it was answered.
- * Called once per request, on the request's fiber; it
- * must not block. The adapter calls it only for the lines the fiber's
- * minimum log level lets through (read when the handler is made).
+ * Writes the line of one request on its fiber (it must not block); called only
+ * for lines the minimum log level lets through.
  *
  * @since 1.0.0
  * @category models

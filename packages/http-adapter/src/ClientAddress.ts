@@ -1,13 +1,7 @@
 /**
- * The address of the client a request comes from, which requests without a
- * valid key are limited by. It is the socket's peer address; `X-Forwarded-For`
- * is read only when that peer is a configured trusted proxy, and then the
- * client is the right-most address in it that is not itself a trusted proxy.
- * That address must parse as an IP address (no port, no brackets, no zone id,
- * no leading zeros); when it does not, the peer address is used. Addresses
- * are normalised: an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is its IPv4
- * address, IPv6 is in canonical form (RFC 5952). Trusted proxies are
- * addresses or CIDR ranges, IPv4 and IPv6 (`10.0.0.0/8`, `2001:db8::/32`).
+ * The address of the client a request comes from (records 0030, 0042): the
+ * peer address, or behind a trusted proxy the right-most `X-Forwarded-For` hop
+ * that is not one; normalised, and ignored when it is not an IP address.
  *
  * @since 1.0.0
  */
@@ -25,10 +19,8 @@ import * as AddressRanges from "./internal/addressRanges.js"
 export const unknown = "unknown"
 
 /**
- * An IP address in canonical form: `::ffff:10.0.0.1` is `10.0.0.1`, IPv6 as
- * RFC 5952 writes it (`2001:DB8:0::0:1` is `2001:db8::1`); `undefined` when
- * `text` is not an IP address (`010.0.0.1`, `10.0.0.1:80`, `[::1]`,
- * `fe80::1%eth0`, a name, more than 45 characters).
+ * An IP address in canonical form (IPv4-mapped as IPv4, IPv6 as RFC 5952
+ * writes it); `undefined` when `text` is not an IP address.
  *
  * @since 1.0.0
  * @category constructors
@@ -36,8 +28,7 @@ export const unknown = "unknown"
 export const parse = (text: string): string | undefined => AddressRanges.canonical(text)
 
 /**
- * A peer address as its client: in canonical form when it is an IP address
- * (see `parse`), otherwise the text as given, trimmed.
+ * A peer address in canonical form when it is an IP address, else as given, trimmed.
  *
  * @since 1.0.0
  * @category constructors
@@ -61,8 +52,7 @@ export interface TrustedProxy {
 }
 
 /**
- * Reads a trusted proxy entry (`10.0.0.1`, `10.0.0.0/8`, `2001:db8::/32`),
- * or says why it is not one.
+ * Reads a trusted proxy entry (an address or a CIDR range), or says why it is not one.
  *
  * @since 1.0.0
  * @category constructors
@@ -85,11 +75,7 @@ const trustedList = (trustedProxies: ReadonlyArray<string>): BlockList | undefin
   return AddressRanges.blockList(ranges)
 }
 
-/**
- * The client behind `trusted` proxies, from the peer address and the
- * `X-Forwarded-For` value: the right-most hop that is not a trusted proxy (the
- * left-most when all are); the peer when a hop up to it is not an IP address.
- */
+/** The client behind `trusted` proxies: the right-most hop that is not one; the peer when a hop is not an address. */
 const behind = (trusted: BlockList | undefined, peer: string, forwardedFor: string | undefined): string => {
   const address = normalize(peer)
   if (trusted === undefined || forwardedFor === undefined || !AddressRanges.contains(trusted, address)) return address
@@ -107,9 +93,8 @@ const behind = (trusted: BlockList | undefined, peer: string, forwardedFor: stri
 }
 
 /**
- * The client address from the peer address and the `X-Forwarded-For` value,
- * behind `trustedProxies` (addresses or CIDR ranges; throws on an entry that
- * is neither, see `parseTrustedProxy`).
+ * The client address from the peer and `X-Forwarded-For`, behind `trustedProxies`
+ * (throws on an entry that is not one).
  *
  * @since 1.0.0
  * @category constructors
@@ -121,9 +106,8 @@ export const fromPeer = (
 ): string => behind(trustedList(trustedProxies), peer, forwardedFor)
 
 /**
- * The client address of a request, behind `trustedProxies` (addresses or CIDR
- * ranges, read once; throws on an entry that is neither, see
- * `parseTrustedProxy`).
+ * The client address of a request, behind `trustedProxies` (read once; throws
+ * on an entry that is not one).
  *
  * @since 1.0.0
  * @category constructors

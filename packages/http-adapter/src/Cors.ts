@@ -1,12 +1,7 @@
 /**
- * CORS (decisions.md): off unless origins are configured (a list, or `*`).
- * A request whose `Origin` matches gets `Access-Control-Allow-Origin` and the
- * headers scripts may read (`Access-Control-Expose-Headers`: the rate-limit,
- * deprecation, `Location`, `Link`, `Retry-After` and `X-Request-Id` headers); a preflight
- * (`OPTIONS` with `Access-Control-Request-Method`), answered without a key,
- * also gets the methods of the path, the request headers the API reads and a
- * max age. A request from another origin gets no CORS header, so the browser
- * keeps its response from the script.
+ * CORS, off unless origins are configured: a matching `Origin` gets
+ * `Access-Control-Allow-Origin` and the exposed headers, a preflight also the
+ * path's methods, the allowed headers and a max age; another origin gets none.
  *
  * @since 1.0.0
  */
@@ -77,9 +72,8 @@ const addVary = (headers: Record<string, string>, name: string): void => {
 }
 
 /**
- * The CORS of `origins` (`*` for any origin), or `undefined` when CORS is off
- * (no origins). Origins are compared as serialized (`https://app.example.com`,
- * no path), case-insensitively.
+ * The CORS of `origins` (`*` for any), or `undefined` when there are none;
+ * origins compared as serialized, case-insensitively.
  *
  * @since 1.0.0
  * @category constructors

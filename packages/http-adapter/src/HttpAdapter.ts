@@ -1,9 +1,6 @@
 /**
  * The HTTP+JSON interface (`RequestHandler`) served by an Effect `HttpServer`
- * (`layer`), for Effect hosts. The other hosts have a module each: a Node http
- * server `NodeListeners`, any host of web-standard requests `WebHandler`.
- * Each needs core's `GuardedPetOperations` and `PetOperations` and only
- * converts the host's request and response.
+ * (`layer`); Node http hosts have `NodeListeners`, web-standard hosts `WebHandler`.
  *
  * @since 1.0.0
  */
@@ -47,10 +44,8 @@ const repeatedOfServerRequest = (request: HttpServerRequest.HttpServerRequest): 
 }
 
 /**
- * The API served by the `HttpServer` of the context. A request with a
- * repeated `Host`, `Authorization`, `Content-Length` or `Content-Type` is
- * refused (400) in its client address's bucket; a missing `Host` and an
- * unknown `Expect` are answered by the server itself.
+ * The API served by the `HttpServer` of the context; a repeated `Host`,
+ * `Authorization`, `Content-Length` or `Content-Type` is refused (400).
  *
  * @since 1.0.0
  * @category layers

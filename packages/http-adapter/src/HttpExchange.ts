@@ -1,7 +1,5 @@
 /**
- * A request and its response as every host hands them over: Node's http
- * server, a web-standard `Request`, an Effect `HttpServer`. The API is one
- * function from `Request` to `Response` (`RequestHandler`); each host binding
+ * A request and its response as every host hands them over; each host binding
  * in `HttpAdapter` only converts to and from these.
  *
  * @since 1.0.0
@@ -18,9 +16,8 @@ import type { MalformedBody, PayloadTooLarge } from "./ProtocolError.js"
 export type Headers = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
 /**
- * An incoming request. `body` reads at most `maxBytes` bytes of the body,
- * failing as soon as more arrive; it is called at most once, and only for
- * an admitted request.
+ * An incoming request; `body` reads at most `maxBytes` and is called at most
+ * once, only for an admitted request.
  *
  * @since 1.0.0
  * @category models
@@ -32,19 +29,13 @@ export interface Request {
   readonly headers: Headers
   /** The peer address of the connection, when the host knows it. */
   readonly remoteAddress: string | undefined
-  /**
-   * The origin the request was received on (`http://127.0.0.1:8080`), when
-   * the host knows it: the servers of the OpenAPI document when no base
-   * address is configured. Called only for the documents.
-   */
+  /** The origin the request was received on, when the host knows it (for the documents' servers). */
   readonly localOrigin?: (() => string | undefined) | undefined
   readonly body: (maxBytes: number) => Effect.Effect<Uint8Array, PayloadTooLarge | MalformedBody>
 }
 
 /**
- * An outgoing response: a status, lower-case headers and a body (text, or
- * bytes for a compressed document). The body of a `HEAD` request's response
- * is the `GET`'s; hosts do not send it.
+ * An outgoing response; a `HEAD` response's body is the `GET`'s, and hosts do not send it.
  *
  * @since 1.0.0
  * @category models
@@ -74,12 +65,11 @@ export const header = (request: Request, name: string): string | undefined => {
  */
 export const jsonContentType = "application/json; charset=utf-8"
 
-/** What JSON escapes in a string: quotes, backslashes, control characters, and UTF-16 surrogates (lone ones are escaped). */
+/** What JSON escapes in a string: quotes, backslashes, control characters, surrogates. */
 const escaped = /["\\\u0000-\u001f\ud800-\udfff]/
 
 /**
- * A string as JSON text, as `JSON.stringify` writes it; one with nothing to
- * escape (most names, paths, addresses and ids) is quoted as it is.
+ * A string as JSON text, as `JSON.stringify` writes it (quoted as is when nothing needs escaping).
  *
  * @since 1.0.0
  * @category constructors
@@ -98,8 +88,7 @@ export const json = (
 ): Response => jsonText(JSON.stringify(body), options)
 
 /**
- * A JSON response whose body is `json`, already JSON (as text or as its UTF-8
- * bytes), status 200 unless given.
+ * A JSON response whose body is already JSON (text or UTF-8 bytes), status 200 unless given.
  *
  * @since 1.0.0
  * @category constructors

@@ -1,7 +1,6 @@
 /**
  * The HTTP+JSON interface (`RequestHandler`) as the listeners of a Node http
- * server: what the standalone server runs, on `NodeServer.make`'s hardened
- * server. Each listener only converts Node's request and response.
+ * server (`NodeServer.make`); each listener only converts Node's request and response.
  *
  * @since 1.0.0
  */
@@ -28,10 +27,7 @@ const nodeHeaders = (response: HttpExchange.Response): Http.OutgoingHttpHeaders 
   return headers
 }
 
-/**
- * Writes the response in one go; nothing when the client is gone; a 500 if
- * Node refuses a header. Node sends no body for `HEAD`.
- */
+/** Writes the response in one go; nothing when the client is gone; a 500 if Node refuses a header. */
 const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response, unknown>): void => {
   if (to.headersSent || to.destroyed) return
   const response = Exit.isSuccess(exit) ? exit.value : ErrorResponse.internalError
@@ -45,11 +41,7 @@ const writeNode = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Respons
   to.end(response.body)
 }
 
-/**
- * `writeNode`; a response Node refuses to write (a bug) loses its connection
- * instead of throwing into its caller, which may be writing the other
- * responses of a turn.
- */
+/** `writeNode`; a response Node refuses to write loses its connection instead of throwing into its caller. */
 const writeOrDrop = (to: Http.ServerResponse, exit: Exit.Exit<HttpExchange.Response, unknown>): void => {
   try {
     writeNode(to, exit)
@@ -106,19 +98,10 @@ const peerOf = (request: Http.IncomingMessage) => ({
 })
 
 /**
- * The API as the listeners of a Node http server: `request`,
- * `checkContinue` (a request with `Expect: 100-continue` gets `100 Continue`
- * only when its body is about to be read, so one that is refused first, 401,
- * 413, 415 or 429, gets the refusal instead), `checkExpectation` (any other
- * `Expect`: 417), `connect` (405) and `clientError` (a request the parser
- * rejects; an unknown method on a known path is a 405 with `Allow`). A
- * request refused before it is handled, the parser's rejections and the
- * ambiguous requests of decisions.md (a missing or repeated `Host`, a
- * repeated `Authorization`, `Content-Length` or `Content-Type`) included, is
- * admitted in its client address's bucket, answered with its rate-limit
- * headers and an `Error` body, and its connection closed. Requests run on
- * the runtime of the effect that made the listeners; bodies are read from
- * the Node request directly.
+ * The API as the listeners of a Node http server: `request`, `checkContinue`
+ * (`100 Continue` only when the body is about to be read), `checkExpectation`,
+ * `connect` and `clientError`. A request refused before it is handled is
+ * admitted in its client address's bucket and its connection closed (record 0029).
  *
  * @since 1.0.0
  * @category constructors
@@ -198,10 +181,7 @@ export const make = (
   })
 
 /**
- * The API as a listener of Node http's `request` event alone (see
- * `make` for the other events). A request runs on the runtime
- * of the effect that made the listener; its body is read from the Node
- * request directly.
+ * The API as a listener of Node http's `request` event alone (see `make` for the others).
  *
  * @since 1.0.0
  * @category constructors

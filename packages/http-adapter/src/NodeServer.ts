@@ -1,17 +1,7 @@
 /**
- * A hardened Node http server for the adapter's listeners: a header size
- * limit, a timeout for the headers and one for the whole request, and, for
- * requests Node cannot parse (headers too large, timed out, malformed), an
- * `Error` body instead of Node's bare answer: with the adapter's listeners
- * (`NodeListeners.make`) admitted in the client address's bucket
- * and carrying the rate-limit headers; without them a plain 400. With the
- * listeners, an HTTP/1.1 request without `Host`, an `Expect` other than
- * `100-continue` and `CONNECT` are theirs to answer too. The body limit
- * (64 KiB) is `RequestBody`'s, enforced while streaming.
- *
- * On shutdown, `drain` before closing: every response not yet written says
- * `Connection: close`, and keep-alive connections are closed as soon as they
- * are idle instead of when their keep-alive timeout ends.
+ * A hardened Node http server for the adapter's listeners (record 0014):
+ * header size and time limits, an `Error` body for requests Node cannot
+ * parse, and `drain`, which closes keep-alive connections on shutdown (record 0028).
  *
  * @since 1.0.0
  */
@@ -38,8 +28,7 @@ export interface ServerLimits {
 }
 
 /**
- * The listeners of the server's events, as `NodeListeners.make`
- * makes them.
+ * The listeners of the server's events, as `NodeListeners.make` makes them.
  *
  * @since 1.0.0
  * @category models
@@ -101,11 +90,8 @@ const closeAfterResponse = (_request: Http.IncomingMessage, response: Http.Serve
 }
 
 /**
- * Starts the shutdown of `server`: from now on every response not yet written
- * carries `Connection: close` (Node closes its connection once it is sent),
- * idle keep-alive connections are closed at once, and one that becomes idle
- * is closed then. Call it before `server.close()`, which stops accepting and
- * waits for the connections to end.
+ * Starts the shutdown of `server`: responses not yet written carry
+ * `Connection: close` and idle connections are closed. Call it before `server.close()`.
  *
  * @since 1.0.0
  * @category constructors
@@ -129,9 +115,7 @@ export const drain = (server: Http.Server): void => {
 }
 
 /**
- * A Node http server with the limits, answering unparseable requests with
- * an `Error` body; with `listeners`, they serve every event. Mount the adapter
- * with `NodeServer.make(limits, yield* NodeListeners.make(options))`.
+ * A Node http server with the limits; with `listeners`, they serve every event.
  *
  * @since 1.0.0
  * @category constructors

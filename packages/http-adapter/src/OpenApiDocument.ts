@@ -1,13 +1,7 @@
 /**
  * The OpenAPI 3.1 document served at `GET /v1/openapi.json`, generated from
- * `PetsApi`: version 1.0.0, the production and staging base addresses as
- * servers, the bearer scheme, `getPet` deprecated, and the headers of
- * decisions.md (rate limits on every response, `Retry-After` on 429,
- * `WWW-Authenticate` on 401, `Location` and `Idempotent-Replayed` on 201, `Link`
- * for the next page, the `Idempotency-Key` parameter of `createPet`, and
- * `Deprecation`/`Sunset`/`Link` on `getPet`); and its reference page at
- * `GET /v1/docs` (Scalar, inlined, as @effect/platform's `HttpApiScalar`
- * renders it, without its web fonts: the page asks no host but the server).
+ * `PetsApi`, and its Scalar reference page at `GET /v1/docs`, which asks no
+ * host but the server (record 0030).
  *
  * @since 1.0.0
  */
@@ -30,8 +24,7 @@ export interface Servers {
 }
 
 /**
- * The configured base addresses; one that is not configured is the address
- * the request was received on (`http://<host>:<port>/v1`).
+ * The configured base addresses; one not configured is the address the request was received on.
  *
  * @since 1.0.0
  * @category models
@@ -39,8 +32,7 @@ export interface Servers {
 export type ConfiguredServers = Partial<Servers>
 
 /**
- * `http://localhost:8080/v1` for both: the servers of a document made
- * without any (`make()`), when no listening address is known.
+ * `http://localhost:8080/v1` for both: the servers when no listening address is known.
  *
  * @since 1.0.0
  * @category constants
@@ -51,8 +43,7 @@ export const defaultServers: Servers = {
 }
 
 /**
- * The servers of the document: the configured ones, the others at
- * `localOrigin` (else `defaultServers`).
+ * The servers of the document: the configured ones, the others at `localOrigin` (else `defaultServers`).
  *
  * @since 1.0.0
  * @category constructors
@@ -71,11 +62,8 @@ type Json = Record<string, any>
 const name: Json = { type: "string", minLength: 1, maxLength: 255, description: "1 to 255 characters, trimmed." }
 
 /**
- * What is left to the whole document once each operation has documented
- * itself (`PetsApi.endpoints`): the components of the headers and of the
- * bearer scheme, the length rules of `name`, the `status` of `Error`, and
- * without the schemas that only HttpApi's own decode error and core's
- * filters referenced (no response uses them).
+ * Completes the document once each operation has documented itself: header and
+ * bearer components, `name`'s length rules, `Error.status`, unused schemas removed.
  */
 const completeDocument = (spec: Json): Json => {
   const schemas: Json = spec.components.schemas
@@ -110,18 +98,10 @@ export const annotate = (servers: Servers = defaultServers) =>
  */
 export const make = (servers: Servers = defaultServers): OpenApi.OpenAPISpec => OpenApi.fromApi(annotate(servers))
 
-/**
- * Scalar's settings: no web fonts (Scalar loads them from its own host; the
- * page then uses the system's fonts), so that the page asks nothing of any
- * host but the server.
- */
+/** No web fonts, so that the page asks nothing of any host but the server. */
 const scalar = { withDefaultFonts: false } as const
 
-/**
- * The reference page, as `HttpApiScalar` serves it at `docsPath` of a router
- * of its own. The modules (3 MB of inlined script) are loaded on first use,
- * not at start.
- */
+/** The reference page as `HttpApiScalar` serves it; its 3 MB of modules are loaded on first use. */
 const referencePage = (api: ReturnType<typeof annotate>): Effect.Effect<string> =>
   Effect.promise(async () => {
     const [HttpApiScalar, HttpLayerRouter] = await Promise.all([
@@ -141,8 +121,7 @@ const referencePage = (api: ReturnType<typeof annotate>): Effect.Effect<string> 
   })
 
 /**
- * `Cache-Control` of both documents: they change only with the server's
- * configuration, and the `ETag` revalidates them after that.
+ * `Cache-Control` of both documents; the `ETag` revalidates them.
  *
  * @since 1.0.0
  * @category constants
@@ -153,12 +132,8 @@ export const cacheControl = "public, max-age=600"
 const maxOrigins = 8
 
 /**
- * The two documents as responses, by path: the OpenAPI document with the
- * configured servers (the others at the address the request was received
- * on), and its reference page (rendered on its first request). Each is
- * prepared once per address (compressed, with its `ETag`) and answered as the
- * request accepts it (`Accept-Encoding`, `If-None-Match`); `undefined` for
- * another path.
+ * The two documents as responses, by path (`undefined` for another path):
+ * each prepared once per address, compressed with its `ETag`.
  *
  * @since 1.0.0
  * @category constructors

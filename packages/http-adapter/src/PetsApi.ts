@@ -1,20 +1,8 @@
 /**
- * The HttpApi definition of the interface: the group `pets` with `listPets`,
- * `createPet` and `getPet` (deprecated), secured by the bearer scheme. Its
- * paths (`/pets`, `/pets/:petId`) are relative to the base address, which
- * ends in `/v1`, and its operations are top level, so the document's
- * operationIds are the interface's names. Its endpoints are one route table,
- * `endpoints`, keyed by core's operation names: the OpenAPI document and the
- * routes (404/405) come from it; `RequestHandler` serves it. Each endpoint
- * declares its document beside it (response headers, descriptions: an
- * `OpenApi.Transform`). It declares no middleware: the bearer credential is
- * checked by core's admission, which `RequestHandler` runs.
- *
- * It declares the interface faithfully with core's schemas (integer ids,
- * `limit` 1..100, the status enum, `NewPet`, `Pet`, `Pets`, `Error`), so it
- * is also a source for typed clients (`HttpApiClient`). The server does not
- * decode with it: core's `PetOperations` validates every input (with the same
- * schemas), and every 400 carries core's `details`.
+ * The HttpApi definition of the interface: `listPets`, `createPet` and `getPet`
+ * (deprecated) under the bearer scheme, as one route table (`endpoints`) the
+ * routes and the OpenAPI document come from. The server validates with core's
+ * schemas, not with it; it also serves typed clients (`HttpApiClient`).
  *
  * @since 1.0.0
  */
@@ -55,7 +43,7 @@ export const openApiPath = "/v1/openapi.json" as const
 export const docsPath = "/v1/docs" as const
 
 /**
- * The `Error` body of `code`, answered with its status (`ApiError.statusByCode`).
+ * The `Error` body of `code`, with its status.
  *
  * @since 1.0.0
  * @category schemas
@@ -187,10 +175,8 @@ export interface OperationEndpoint<Name extends PetOperations.OperationName> ext
 }
 
 /**
- * The route table: the endpoint of each operation of core, by its name.
- * `Routes` routes requests by it and `PetsGroup` documents it, so an
- * operation is added in one place (and the compiler asks for it here when
- * core gains one).
+ * The route table: the endpoint of each operation of core, by its name, so
+ * an operation is added in one place.
  *
  * @since 1.0.0
  * @category endpoints
@@ -202,9 +188,7 @@ export const endpoints = {
 } as const satisfies { readonly [Name in PetOperations.OperationName]: OperationEndpoint<Name> }
 
 /**
- * The group `Pets`: the three operations of the interface, each secured by
- * the bearer scheme (checked with the rate limits by `RequestHandler` once
- * the route is matched, before the route's handler runs).
+ * The group `Pets`: the three operations, each secured by the bearer scheme.
  *
  * @since 1.0.0
  * @category groups

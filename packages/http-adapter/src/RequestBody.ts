@@ -1,10 +1,7 @@
 /**
- * Reading a JSON request body, with the rules HTTP owns (decisions.md):
- * `Content-Type` must be `application/json` (parameters such as `charset`
- * allowed), else 415; a `Content-Encoding` other than `identity` (the server
- * decodes none) is a 415 too; at most 65,536 bytes, enforced while the body streams
- * in (a declared `Content-Length` over the limit is refused before reading
- * anything), else 413; the bytes must be UTF-8 JSON, else 400.
+ * Reading a JSON request body with the rules HTTP owns (record 0014):
+ * `application/json` with no `Content-Encoding` (else 415), at most 65,536
+ * bytes, enforced while it streams in (else 413), UTF-8 JSON (else 400).
  *
  * @since 1.0.0
  */
@@ -31,8 +28,7 @@ export const isJsonContentType = (value: string | undefined): boolean =>
   value !== undefined && value.split(";")[0]!.trim().toLowerCase() === "application/json"
 
 /**
- * Whether a `Content-Encoding` value leaves the body as it is: absent, empty
- * or `identity` (in any case).
+ * Whether a `Content-Encoding` value leaves the body as it is (absent, empty or `identity`).
  *
  * @since 1.0.0
  * @category predicates
@@ -59,11 +55,9 @@ const unreadable = () => new MalformedBody({ reason: "the body could not be read
 export type Read = Exit.Exit<Uint8Array, PayloadTooLarge | MalformedBody>
 
 /**
- * Reads the body of a Node request directly (no stream machinery per chunk)
- * and calls `done` once with what it gave. When the limit is passed, reading
- * stops without destroying the request, so the 413 response still reaches
- * the client; the unread rest is discarded. The function returned stops
- * reading (`done` is then not called).
+ * Reads a Node request's body directly and calls `done` once with what it
+ * gave; past the limit it stops without destroying the request, so the 413
+ * still reaches the client. The function returned stops reading.
  *
  * @since 1.0.0
  * @category constructors
@@ -119,12 +113,8 @@ export const fromNode = (source: Readable) => (limit: number): Effect.Effect<Uin
   Effect.async((resume) => Effect.sync(readNode(source, limit, resume)))
 
 /**
- * Whether a request's body is read before the request is handled
- * (`fromRead`): it declares its length (`Content-Length`), from 1 byte to
- * `maxBytes`, and does not wait for `100 Continue`. Its refusals (401, 429)
- * then go out once the body has arrived, which clients send with the
- * headers; the body is no larger than what a handler may read anyway, and
- * an unread body is read and discarded to keep the connection.
+ * Whether a request's body is read before it is handled (`fromRead`): it
+ * declares a length from 1 byte to `maxBytes` and does not expect `100 Continue`.
  *
  * @since 1.0.0
  * @category predicates
@@ -136,8 +126,7 @@ export const isReadAhead = (request: HttpExchange.Request): boolean => {
 }
 
 /**
- * The body of a request as already read (`readNode`); a smaller limit than
- * the body is a `PayloadTooLarge`.
+ * The body of a request as already read (`readNode`), checked against `limit`.
  *
  * @since 1.0.0
  * @category constructors

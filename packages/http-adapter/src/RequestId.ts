@@ -1,8 +1,6 @@
 /**
- * `X-Request-Id` (decisions.md "Operations"): an incoming value of 1 to 128
- * visible ASCII characters (0x21-0x7E) is kept, otherwise one is generated (a
- * random UUID). Every response the adapter writes carries it, and so does the
- * request's access line.
+ * `X-Request-Id` (record 0028): an incoming value of 1 to 128 visible ASCII
+ * characters is kept, otherwise a random UUID is generated.
  *
  * @since 1.0.0
  */
@@ -48,8 +46,7 @@ export const isValid = (value: string): boolean => {
 export const generate = (): string => globalThis.crypto.randomUUID()
 
 /**
- * The request id of a request whose `X-Request-Id` is `value`: `value` when
- * it is valid, else a new one.
+ * The request id of a request whose `X-Request-Id` is `value`: it when valid, else a new one.
  *
  * @since 1.0.0
  * @category constructors

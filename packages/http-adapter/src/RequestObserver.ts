@@ -1,8 +1,6 @@
 /**
- * What a host may learn of every request beyond its access line, for its
- * metrics: the route it took, the rate-limit decision and the failure it was
- * answered with. The observer is called once per request (rejections by the
- * parser included), whether or not the access log is on.
+ * What a host learns of every request for its metrics (record 0031): the
+ * route, the rate-limit decision and the failure it was answered with.
  *
  * @since 1.0.0
  */
@@ -16,11 +14,7 @@ import * as Routes from "./Routes.js"
  * @category models
  */
 export interface Observation extends AccessLog.Entry {
-  /**
-   * The operation id (`listPets`, `createPet`, `getPet`), or what else the
-   * request was: `document`, `options`, `not_found`, `method_not_allowed`, or
-   * `rejected` (refused by the HTTP parser).
-   */
+  /** The operation id, or `document`, `options`, `not_found`, `method_not_allowed`, `rejected`. */
   readonly operation: string
   /** The path template of the route (`/v1/pets/{petId}`); `undefined` when no route matched. */
   readonly route: string | undefined
@@ -33,8 +27,7 @@ export interface Observation extends AccessLog.Entry {
 }
 
 /**
- * Called once per request when it is answered, on its fiber; it must not
- * block or throw.
+ * Called once per request when it is answered, on its fiber; it must not block or throw.
  *
  * @since 1.0.0
  * @category models
@@ -51,8 +44,7 @@ const templates = new Map(
 const kinds = { Options: "options", NotFound: "not_found", MethodNotAllowed: "method_not_allowed" } as const
 
 /**
- * The operation and the route template of a matched route (`undefined`:
- * a request the parser rejected); `path` is the request's path.
+ * The operation and route template of a matched route (`undefined`: rejected by the parser).
  *
  * @since 1.0.0
  * @category constructors

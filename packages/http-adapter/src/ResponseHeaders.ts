@@ -1,9 +1,6 @@
 /**
  * The headers every response carries from its `ResponseMeta`: the rate-limit
- * fields (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`
- * of the reported window, and the standard `RateLimit-Policy` and `RateLimit`
- * fields of every window) and, on a deprecated operation, `Deprecation`,
- * `Sunset` and `Link`.
+ * fields and, on a deprecated operation, `Deprecation`, `Sunset` and `Link`.
  *
  * @since 1.0.0
  */
@@ -37,10 +34,8 @@ const writeRateLimit = (
 }
 
 /**
- * The rate-limit fields of a decision at `nowMillis`. `RateLimit-Policy` and
- * `RateLimit` follow the IETF draft "RateLimit header fields for HTTP": one
- * named item per window, with its quota `q` and length `w`, and its remaining
- * requests `r` and seconds until reset `t`.
+ * The rate-limit fields of a decision at `nowMillis` (`X-RateLimit-*`, and the
+ * IETF draft's `RateLimit-Policy` and `RateLimit`, one item per window).
  *
  * @since 1.0.0
  * @category conversions
@@ -68,10 +63,8 @@ const deprecationFields = new WeakMap<
 >()
 
 /**
- * The deprecation fields of an operation: `Deprecation` (RFC 9745,
- * `@<unix seconds>`), `Sunset` (RFC 8594, an IMF-fixdate) and `Link` to the
- * successor under `linkBase` (the path of the base address, `/v1` unless
- * configured), formatted once per deprecation.
+ * The deprecation fields of an operation (`Deprecation` RFC 9745, `Sunset`
+ * RFC 8594, `Link` to the successor under `linkBase`), formatted once.
  *
  * @since 1.0.0
  * @category conversions
@@ -92,8 +85,7 @@ export const deprecation = (
 }
 
 /**
- * Adds the headers of `meta` to a response; a `Link` it already has is kept
- * beside the new one.
+ * Adds the headers of `meta` to a response; a `Link` it has is kept beside the new one.
  *
  * @since 1.0.0
  * @category combinators

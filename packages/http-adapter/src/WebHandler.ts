@@ -1,7 +1,6 @@
 /**
  * The HTTP+JSON interface (`RequestHandler`) as a web-standard handler,
- * `(Request) => Promise<Response>`, for every host of web requests (Node,
- * Hono, Bun, Deno). It only converts the host's request and response.
+ * `(Request) => Promise<Response>`; it only converts the host's request and response.
  *
  * @since 1.0.0
  */
@@ -32,11 +31,7 @@ export interface Client {
  * @category models
  */
 export interface WebHandler {
-  /**
-   * Answers a request. Pass the peer address of the connection so that
-   * requests without a valid key are limited per client; without it they
-   * share one limit.
-   */
+  /** Answers a request; without the peer address, requests without a valid key share one limit. */
   readonly handler: (request: Request, client?: Client) => Promise<Response>
   /** Closes the services (the store). */
   readonly dispose: () => Promise<void>
@@ -50,11 +45,8 @@ const toWeb = (response: HttpExchange.Response, method: string): Response =>
   )
 
 /**
- * The API as a web-standard handler on `services`, built on the first
- * request (sharing `memoMap` with the host's runtime, when given). If the
- * services cannot be built, every request is answered 500. A request with a
- * repeated `Host`, `Authorization`, `Content-Length` or `Content-Type` (which
- * `Headers` joins with ", ") is refused (400) in its client address's bucket.
+ * The API as a web-standard handler on `services`, built on the first request
+ * (a 500 for every request if they cannot be built).
  *
  * @since 1.0.0
  * @category constructors

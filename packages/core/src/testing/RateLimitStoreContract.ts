@@ -48,6 +48,7 @@ export const countCall = (state: RateLimitState | undefined): readonly [number, 
 /**
  * Declares a `describe` block that checks a `RateLimitStore` layer against the
  * contract (record 0020); each build of `layer` must give an empty store.
+ *
  * @since 1.0.0
  * @category contracts
  */

@@ -1,7 +1,5 @@
 /**
- * Addresses and CIDR ranges of IPv4 and IPv6, matched with node:net's
- * `BlockList` (subnets of both families; an IPv4-mapped IPv6 address matches
- * IPv4 ranges and the reverse).
+ * Addresses and CIDR ranges of IPv4 and IPv6, matched with node:net's `BlockList` (record 0030).
  *
  * @internal
  */
@@ -52,12 +50,8 @@ export const maxLength = 45
 const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/
 
 /**
- * `text` as an IP address in canonical form (IPv6 as the URL standard writes
- * a host, which is RFC 5952's form: lowercase, no leading zeros, the first
- * longest run of two or more zero groups compressed), an IPv4-mapped IPv6
- * address as its IPv4 address; `undefined` when `text` is not an IP address
- * (leading zeros in IPv4, a port, brackets, a zone id, longer than
- * `maxLength`). @internal
+ * `text` as an IP address in canonical form (RFC 5952 for IPv6, IPv4-mapped as
+ * IPv4); `undefined` when it is not an IP address. @internal
  */
 export const canonical = (text: string): string | undefined => {
   if (text.length > maxLength) return undefined

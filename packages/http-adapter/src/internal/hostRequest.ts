@@ -1,7 +1,6 @@
 /**
- * What the host bindings do with a request alike: read its path and query and
- * the origin of the connection's local end, and answer it (or refuse it, when
- * a header is repeated).
+ * What the host bindings do alike with a request: read its path, query and
+ * local origin, and answer it (or refuse it when a header is repeated).
  *
  * @internal
  */

@@ -1,9 +1,6 @@
 /**
- * What the generated OpenAPI document cannot say from the schemas alone, for
- * one operation: the headers of its responses, their descriptions, the
- * `Error` body of its errors and its bearer security. `PetsApi` attaches
- * `operation(...)` to each endpoint (`OpenApi.Transform`), so the document of
- * an operation is declared beside it.
+ * What the OpenAPI document cannot say from the schemas alone, declared beside
+ * each endpoint of `PetsApi`: response headers, descriptions, the `Error` body, bearer security.
  *
  * @internal
  */
@@ -17,10 +14,7 @@ const header = (description: string, type: "integer" | "string", extra?: Json): 
   schema: { type, ...extra }
 })
 
-/**
- * Every header a response may carry, by the name of its component
- * (`SuccessorLink` is the `Link` of a deprecated operation).
- */
+/** Every header a response may carry, by component name (`SuccessorLink`: a deprecated operation's `Link`). */
 export const headers = {
   "X-RateLimit-Limit": header(
     "The request limit of the window with the fewest remaining requests (on a tie, the one that resets later).",
@@ -56,10 +50,7 @@ export const headers = {
 /** The name of a header's component. */
 export type HeaderName = keyof typeof headers
 
-/**
- * A header of a response: its component, whether every such response
- * carries it, and the name it is sent under (default: the component's).
- */
+/** A header of a response: its component, whether it is always there, the name it is sent under. */
 export interface ResponseHeader {
   readonly header: HeaderName
   readonly required: boolean
@@ -111,14 +102,10 @@ const byStatus: Readonly<Record<number, ReadonlyArray<ResponseHeader>>> = {
 
 const errorContent: Json = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } }
 
-/**
- * The name of the bearer scheme in `components.securitySchemes`.
- */
+/** The name of the bearer scheme in `components.securitySchemes`. */
 export const bearerScheme = "bearer"
 
-/**
- * The security scheme of every operation.
- */
+/** The security scheme of every operation. */
 export const securitySchemes: Json = {
   [bearerScheme]: {
     type: "http",
@@ -129,10 +116,8 @@ export const securitySchemes: Json = {
 }
 
 /**
- * The headers an operation adds to the common ones: on its success
- * (`success`) or on every response (`every`); and the request headers it
- * reads, by the lower-case name `HttpApiEndpoint.setHeaders` declares them
- * under, with the name the document shows.
+ * The headers an operation adds on success or on every response, and the
+ * request headers it reads (by lower-case name, with the name the document shows).
  */
 export interface OperationOptions {
   readonly success?: ReadonlyArray<ResponseHeader>
@@ -147,10 +132,8 @@ const headerObjects = (list: ReadonlyArray<ResponseHeader>, into: Json): void =>
 }
 
 /**
- * An `OpenApi.Transform` of one operation: bearer security; on each response
- * its description, its headers (inline: some code generators do not follow
- * `$ref`s of headers) and, on errors, the `Error` body (HttpApi's own decode
- * error never reaches a client: core validates every input).
+ * An `OpenApi.Transform` of one operation: bearer security, and on each
+ * response its description, its headers inline and, on errors, the `Error` body.
  */
 export const operation = (options: OperationOptions = {}) => (op: Json): Json => {
   for (const parameter of op.parameters ?? []) {

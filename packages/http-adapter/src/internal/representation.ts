@@ -23,8 +23,7 @@ interface Variant {
 }
 
 /**
- * Prepares `body` (compressed only when that makes it smaller; brotli at a
- * middle quality, it is done once).
+ * Prepares `body` once (compressed only when that makes it smaller).
  * @internal
  */
 export const make = (body: string, contentType: string, cacheControl: string): Representation => {
@@ -63,8 +62,7 @@ const quality = (acceptEncoding: string, coding: string): number => {
 }
 
 /**
- * The encoding to send for an `Accept-Encoding` value: brotli, else gzip,
- * when accepted; otherwise the identity.
+ * The encoding to send for an `Accept-Encoding` value: brotli, else gzip, else the identity.
  * @internal
  */
 export const negotiate = (acceptEncoding: string | undefined): "br" | "gzip" | "identity" => {
@@ -80,9 +78,8 @@ const matches = (ifNoneMatch: string, etag: string): boolean =>
   ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)
 
 /**
- * The response of a representation to `request`: the encoding it accepts,
- * `ETag`, `Cache-Control` and `Vary: Accept-Encoding`; 304 without a body
- * when its `If-None-Match` matches.
+ * The response of a representation to `request` (its encoding, `ETag`, `Cache-Control`);
+ * 304 when its `If-None-Match` matches.
  * @internal
  */
 export const respond = (representation: Representation, request: HttpExchange.Request): HttpExchange.Response => {

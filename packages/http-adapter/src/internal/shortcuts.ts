@@ -1,6 +1,6 @@
 /**
- * For speed only (`pnpm bench --only http`): a response made once per error value core makes once
- * (the 401), and pets written as JSON text without their schema (the listing and getPet rows).
+ * For speed only (record 0015): a response made once per error value core makes once (the 401),
+ * and pets written as JSON text without their schema (the listing and getPet rows).
  *
  * @internal
  */

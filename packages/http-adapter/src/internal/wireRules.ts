@@ -1,11 +1,7 @@
 /**
- * The rules of decisions.md's "Wire format" a host binding checks before a
- * request reaches `RequestHandler`: an HTTP/1.1 request without `Host`, more
- * than one `Host`, `Authorization`, `Content-Length` or `Content-Type`, an
- * `Expect` other than `100-continue`. Node keeps only the first of a repeated
- * `Host`, `Authorization` or `Content-Type`, so its raw headers are read: one
- * pass over their names, comparing the four by length first, nothing allocated
- * for a request that breaks no rule.
+ * The wire-format rules a host binding checks before `RequestHandler`: a
+ * missing or repeated `Host`, a repeated `Authorization`, `Content-Length` or
+ * `Content-Type`, an `Expect` other than `100-continue` (record 0014).
  *
  * @internal
  */
@@ -47,8 +43,7 @@ const watched = (name: string): number => {
 }
 
 /**
- * The repeated header among `rawHeaders` (names and values alternating, as
- * Node's `IncomingMessage.rawHeaders`), if any.
+ * The repeated header among `rawHeaders` (Node's names and values alternating), if any.
  *
  * @internal
  */
@@ -66,9 +61,7 @@ export const repeatedInRaw = (rawHeaders: ReadonlyArray<string>): InvalidHttpRea
 const isContinue = (expect: string): boolean => expect.trim().toLowerCase() === "100-continue"
 
 /**
- * Why a request Node parsed must be refused before it is handled, if it
- * must: a missing `Host` (HTTP/1.1), a repeated header, an `Expect` other
- * than `100-continue` (HTTP/1.0 included).
+ * Why a request Node parsed must be refused before it is handled, if it must.
  *
  * @internal
  */
@@ -93,10 +86,8 @@ const valueOf = (headers: Readonly<Record<string, string | ReadonlyArray<string>
 }
 
 /**
- * The repeated header of a request whose headers come merged, as a web
- * `Headers` joins a repeated field's values with ", ": that join in `Host`,
- * `Content-Length` or `Content-Type` (none of them is a list), or a second
- * credentials after it in `Authorization`.
+ * The repeated header of a request whose headers come merged (a web `Headers`
+ * joins repeated values with ", ").
  *
  * @internal
  */
