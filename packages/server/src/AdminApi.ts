@@ -1,9 +1,7 @@
 /**
- * The admin API of the operations listener, under `/admin/v1`: issue (the
- * secret in the 201 body, once), list, show, revoke, rotate and unban keys, behind a
- * bearer token compared in constant time; `Error` bodies as the public API's;
- * its own OpenAPI document at `/admin/v1/openapi.json` (no token needed).
- * Every action is logged, never with a secret. Built on core's `KeyAdministration`.
+ * The admin API of the operations listener, under `/admin/v1` (record 0026):
+ * issue, list, show, revoke, rotate and unban keys behind a bearer token, on
+ * core's `KeyAdministration`; every action logged, never with a secret.
  *
  * @since 1.0.0
  */
@@ -118,10 +116,8 @@ const Rfc3339 = Schema.String.pipe(
 ).annotations({ jsonSchema: { format: "date-time" }, description: "An RFC 3339 instant, such as 2030-01-01T00:00:00Z" })
 
 /**
- * The body of `POST /keys`: a plan, limits for (and only for) `enterprise`
- * (per day at least per minute), the environment (the served one when
- * absent), when it expires (never when absent) and its minute window
- * (`fixed` when absent).
+ * The body of `POST /keys`: a plan, limits for (and only for) `enterprise`, and
+ * optionally the environment, the expiry and the minute window.
  *
  * @since 1.0.0
  * @category schemas
@@ -138,8 +134,7 @@ export const IssueKeyRequest = Schema.Struct({
 }).annotations({ identifier: "IssueKeyRequest" })
 
 /**
- * The query of `POST /keys/{id}/rotate`: how long the previous secret keeps
- * working, in seconds (default 86400; 0 ends it at once).
+ * The query of `POST /keys/{id}/rotate`: the previous secret's grace in seconds (default 86400).
  *
  * @since 1.0.0
  * @category schemas
@@ -318,7 +313,7 @@ const authLive = (token: Redacted.Redacted<string>) => {
   })
 }
 
-/** A body that is not JSON or that the endpoint cannot decode is an `invalid_request`, a path of no endpoint a `not_found`, both as `Error` bodies. */
+/** An undecodable body is an `invalid_request`, a path of no endpoint a `not_found`, both as `Error` bodies. */
 const errorBodies = HttpApiBuilder.middleware(Api, (app) =>
   // The platform reads a JSON body with `orDie`: its failure is a defect.
   Effect.catchAllCause(app, (cause): HttpApp.Default<AdminInvalidRequest | AdminNotFound> => {
@@ -339,8 +334,7 @@ const errorBodies = HttpApiBuilder.middleware(Api, (app) =>
   }))
 
 /**
- * The admin API (handlers, token check, document) on the `KeyAdministration`
- * of the context, accepting `Bearer <token>`.
+ * The admin API (handlers, token check, document) on the `KeyAdministration` of the context.
  *
  * @since 1.0.0
  * @category layers
@@ -357,9 +351,7 @@ export const layer = (
   )
 
 /**
- * The admin API as an app to mount on a listener: it answers the paths under
- * `/admin/v1` (anything else is a 404 `Error`), on the `KeyAdministration` of
- * the context it is made in, until the scope closes.
+ * The admin API as an app for a listener: the paths under `/admin/v1`, until the scope closes.
  *
  * @since 1.0.0
  * @category constructors

@@ -1,10 +1,7 @@
 /**
- * Keys provisioned at start from `ANIMAL_STORE_API_KEYS`, for development and
- * tests: a comma-separated list of `<key>:<plan>` or
- * `<key>:enterprise:<perMinute>:<perDay>` (perDay at least perMinute). A key is `ask_live_` (production)
- * or `ask_test_` (staging) followed by at least 16 of `[A-Za-z0-9_-]`; a key
- * of the other environment, an unknown plan or a malformed entry is refused
- * with a message that never shows the key.
+ * Keys provisioned at start from `ANIMAL_STORE_API_KEYS` (development and
+ * tests): comma-separated `<key>:<plan>` or `<key>:enterprise:<perMinute>:<perDay>`;
+ * refusals never show the key.
  *
  * @since 1.0.0
  */

@@ -1,10 +1,7 @@
 /**
- * The operations listener: a second HTTP listener, meant for a private
- * address, serving `GET /metrics` (Prometheus text of `ServerMetrics`), the
- * probes `GET /healthz` and `GET /readyz` (in a worker of `animal-store
- * serve`, the service's: ready when one worker's store answers) and, when
- * given, an admin `HttpApp` mounted under `/admin/v1`. Nothing on it is
- * rate-limited or access-logged.
+ * The operations listener (record 0048): a second HTTP listener for a private
+ * address, serving `/metrics`, `/healthz`, `/readyz` and, when given, the admin
+ * API under `/admin/v1`; nothing on it is rate-limited or access-logged.
  *
  * @since 1.0.0
  */
@@ -26,11 +23,7 @@ export interface Options<E = never, R = never> {
   readonly port: number
   /** Served under `/admin/v1` (the request's path keeps the prefix). */
   readonly admin?: HttpApp.Default<E, R> | undefined
-  /**
-   * The HTTP server to serve on, in place of one listening on `host`:`port`
-   * (a worker of `animal-store serve` gets the connections of its supervisor's
-   * socket); nothing is logged then.
-   */
+  /** The HTTP server to serve on, in place of one on `host`:`port` (a worker's); nothing is logged then. */
   readonly server?: Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError> | undefined
 }
 
@@ -43,8 +36,7 @@ export interface Options<E = never, R = never> {
 export const adminPath = "/admin/v1"
 
 /**
- * Listens on `options.host`:`options.port` until the scope closes (or serves
- * on `options.server`).
+ * Listens on `options.host`:`options.port` (or serves on `options.server`) until the scope closes.
  *
  * @since 1.0.0
  * @category layers

@@ -1,9 +1,7 @@
 /**
- * The standalone server's metrics in a Prometheus registry (`prom-client`):
- * requests by operation, method, route and status (OpenTelemetry HTTP
- * semantic-convention names), idempotent replays, store errors by reason,
- * core's rate-limit decisions by outcome and plan (Effect metrics, read at
- * each scrape), and the process and event-loop metrics.
+ * The standalone server's metrics in a prom-client registry (record 0031):
+ * requests, idempotent replays, store errors, core's rate-limit decisions, and
+ * the process and event-loop metrics.
  *
  * @since 1.0.0
  */
@@ -41,11 +39,8 @@ export class ServerMetrics extends Context.Tag("@animal-store/server/ServerMetri
 export const make: Effect.Effect<ServerMetricsService> = Effect.sync(internal.make)
 
 /**
- * `make`; in a worker of `animal-store serve` (its supervisor's), the
- * service's metrics: its requests are counted in a registry of its own,
- * which the supervisor asks for, and its `registry` serializes every
- * worker's (those replaced included: no counter goes backwards), the process
- * metrics of each labelled `worker`, the rest summed.
+ * `make`; in a worker of `animal-store serve`, the service's metrics, every
+ * worker's (record 0047).
  *
  * @since 1.0.0
  * @category layers
@@ -53,8 +48,7 @@ export const make: Effect.Effect<ServerMetricsService> = Effect.sync(internal.ma
 export const layer: Layer.Layer<ServerMetrics> = Layer.scoped(ServerMetrics, internal.makeService)
 
 /**
- * `layer` in a worker of `serve --workers N`: the service's metrics, as
- * `layer` gives them in any worker.
+ * `layer` in a worker of `serve --workers N`.
  *
  * @since 1.0.0
  * @category layers

@@ -1,11 +1,7 @@
 /**
- * Where the standalone server and the CLI keep their data: `memory` (gone
- * when the process ends), `sqlite:<path>` (a SQLite file, created with its
- * folder: several processes on one machine) or
- * `postgres://user:password@host:port/db` (a PostgreSQL database: several
- * processes on several machines). The default is
- * `sqlite:./data/animal-store.db`. Each store reads its own URLs
- * (`StoreUrl`); a PostgreSQL password stays `Redacted` and prints as `***`.
+ * Where the standalone server and the CLI keep their data: `memory`,
+ * `sqlite:<path>` (the default, `sqlite:./data/animal-store.db`) or
+ * `postgres://...`; a PostgreSQL password stays `Redacted`.
  *
  * @since 1.0.0
  */
@@ -54,9 +50,8 @@ export const stores: StoreUrl.Registry<StoreLocation> = StoreUrl.registry(memory
 export const defaultLocation: StoreLocation = { _tag: "Sqlite", filename: "./data/animal-store.db" }
 
 /**
- * Reads `memory`, `sqlite:<path>` or `postgres://...` (also `postgresql://`);
- * `Left` with the reason otherwise. The reason never repeats a PostgreSQL
- * URL's password.
+ * Reads `memory`, `sqlite:<path>` or `postgres://...`; `Left` with the reason
+ * (never a PostgreSQL password) otherwise.
  *
  * @since 1.0.0
  * @category constructors
@@ -78,16 +73,12 @@ export const format = (location: StoreLocation): string => stores.format(locatio
  * @category models
  */
 export interface OpenOptions {
-  /**
-   * A SQLite store is created even where a previous one's files are left
-   * without its database (`SqliteStore.Options.create`). Default `false`.
-   */
+  /** Create a SQLite store where a previous one's files are left without its database (default `false`). */
   readonly create?: boolean | undefined
 }
 
 /**
- * The store ports at `location` (with its cursor secret). The PostgreSQL store is loaded on
- * first use (it is a chunk of its own in the bundled command).
+ * The store ports at `location`; the PostgreSQL store is loaded on first use.
  *
  * @since 1.0.0
  * @category layers
@@ -101,8 +92,7 @@ export const layer = (
     : stores.layer(location)
 
 /**
- * A store that a command acting on an existing store cannot use: `memory`, or
- * a store that does not exist yet.
+ * A store a command on an existing store cannot use: `memory`, or one that does not exist yet.
  *
  * @since 1.0.0
  * @category errors
@@ -112,10 +102,8 @@ export class StoreMissing extends Data.TaggedError("StoreMissing")<{ readonly me
 const notCreated = "commands on an existing store never create one; `animal-store serve` does"
 
 /**
- * Succeeds when `location` is a lasting store that exists, without creating
- * anything: a SQLite file that is there, a PostgreSQL database the store has
- * already been opened on (its migrations table is there). `memory` is
- * refused: it holds nothing outside the process that opened it.
+ * Succeeds when `location` is a lasting store that exists (record 0044),
+ * without creating anything; `memory` is refused.
  *
  * @since 1.0.0
  * @category constructors

@@ -1,7 +1,5 @@
 /**
- * The admin API's bearer token check: the `Authorization` header's token
- * against the configured one, their SHA-256 digests compared in constant
- * time (no early exit, no length leak).
+ * The admin API's bearer token check: SHA-256 digests compared in constant time.
  *
  * @internal
  */
@@ -15,9 +13,8 @@ export const variable = "ANIMAL_STORE_ADMIN_TOKEN"
 export const minimumLength = 32
 
 /**
- * Why `token` cannot open the admin API of a server whose operations listener
- * is on `opsPort` (`undefined`: off), or `undefined` when it can. The reason
- * never repeats the token.
+ * Why `token` cannot open the admin API (`opsPort` `undefined`: no operations
+ * listener), never repeating it; `undefined` when it can.
  *
  * @internal
  */

@@ -1,27 +1,9 @@
 /**
- * How `animal-store serve` sizes V8's heap: for the resident set of a small
- * service, not the largest throughput of a batch job. V8's defaults let both
- * generations grow far past what a request handler keeps alive:
- *
- * - the old generation may grow to about four times what the last full
- *   collection left (its limit is set at start-up, when the process is idle)
- *   before the next one; here it grows by half;
- * - the young generation grows to 32 MiB (two semi-spaces of 16 MiB; 128 MiB
- *   on Node 24) under steady load; here it stops at `youngGenerationCapBytes`;
- * - on Node 24 (V8 13) the young generation also grows past its capacity, a
- *   page at a time, while a full collection marks (`--separate-gc-phases`);
- *   here it is collected then as on Node 20 and 22 (V8's `--no-separate-gc-phases`).
- *
- * All are V8 flags that V8 reads each time it applies them (the growing
- * factor after each full collection, the semi-space growth factor at each
- * growth, the phases at each allocation past capacity), so the process sets
- * them itself, whatever starts it; the young generation's growth is switched
- * off after each collection that left it at its cap and on again when V8 has
- * shrunk it (a young generation already past the cap when the policy is
- * applied stays there until V8 shrinks it; the bin's is at 8 MiB when it
- * starts listening). Measured by `pnpm bench --only http` (peak RSS); a host
- * that embeds the server keeps its own settings: only the CLI's `serve`
- * applies it, for as long as it serves.
+ * How `animal-store serve` sizes V8's heap for the resident set of a small
+ * service (records 0022, 0054): the old generation grows by half of what a full
+ * collection kept, the young generation stops at `youngGenerationCapBytes`, and
+ * V8's separate GC phases are off. V8 reads these flags each time it applies
+ * them, so the process sets them itself while it serves.
  *
  * @internal
  */

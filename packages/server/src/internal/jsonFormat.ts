@@ -9,10 +9,7 @@ import { Inspectable, Layer, Logger } from "effect"
 const errorToJSON = (u: unknown): unknown =>
   u instanceof Error && !("toJSON" in u) ? { ...u, name: u.name, message: u.message } : u
 
-/**
- * A log line as JSON: message, level, time, then the cause, annotations and log spans when there
- * are any. @internal
- */
+/** A log line as JSON: message, level, time, then the cause, annotations and spans when there are any. @internal */
 export const format: Logger.Logger<unknown, string> = Logger.map(Logger.structuredLogger, (log) => {
   const line: Record<string, unknown> = {
     message: Array.isArray(log.message) ? log.message.map(errorToJSON) : errorToJSON(log.message),

@@ -1,6 +1,6 @@
 /**
- * For speed only: the log's JSON lines (`JsonFormat.format`) written once a turn, in writes of at
- * most `maxWrite` bytes, not a `console.log` each; the access line written as text.
+ * For speed only (record 0015): the log's JSON lines written once a turn, in writes of at most
+ * `maxWrite` bytes, not a `console.log` each; the access line written as text.
  *
  * @internal
  */
@@ -47,8 +47,7 @@ const head = `{"message":${quote(AccessLog.message)},"logLevel":"INFO","timestam
 const probeHead = `{"message":${quote(AccessLog.message)},"logLevel":"DEBUG","timestamp":"`
 
 /**
- * The access line as `JsonFormat.format` writes `Effect.logInfo(AccessLog.message)` (a probe's: `logDebug`)
- * annotated with the entry, as text: a third of `JSON.stringify`'s cost. @internal
+ * The access line as `JsonFormat.format` writes the access log's entry, built as text. @internal
  */
 export const accessLine = (entry: AccessLog.Entry, date: Date): string =>
   `${entry.probe === true ? probeHead : head}${date.toISOString()}","annotations":{"method":${

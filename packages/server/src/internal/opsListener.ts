@@ -34,11 +34,7 @@ const serviceReadinessLimitMillis = 3_000
 
 const unavailable = (message: string) => new StoreError.StoreError({ reason: "Unavailable", message })
 
-/**
- * Whether the store of this process answers, as `/readyz` says it (the check
- * within 1 s, its answer kept 1 s), without logging: the API's `/readyz`
- * logs the changes of readiness.
- */
+/** Whether this process's store answers, as `/readyz` says (within 1 s, kept 1 s), without logging. */
 const storeReady = Effect.flatMap(StoreReadiness.StoreReadiness, ({ check }) =>
   Effect.cachedWithTTL(
     check.pipe(
@@ -52,10 +48,8 @@ const storeReady = Effect.flatMap(StoreReadiness.StoreReadiness, ({ check }) =>
   ))
 
 /**
- * The answer of `/readyz`: in a worker of `serve`'s supervisor, the
- * service's (ready when one serving worker's store answers; each worker
- * answers the supervisor's questions with its own store's readiness);
- * otherwise this process's store's.
+ * The answer of `/readyz`: in a worker of `serve`'s supervisor, the service's
+ * (one serving worker's store answers); otherwise this process's store's.
  */
 const readyz = Effect.gen(function*() {
   const ready = yield* storeReady

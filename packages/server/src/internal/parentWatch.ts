@@ -1,8 +1,6 @@
 /**
- * `serve` started by a package runner (npx, `npm exec`, a `pnpm`/`npm`/`yarn`
- * script) stops with it: npx does not pass a SIGTERM on to the command it
- * runs, which would keep serving, reparented (record 0051). The supervisor
- * watches its parent and, once it is gone, shuts down as on SIGTERM.
+ * `serve` started by a package runner (npx, `npm exec`, a script) stops when
+ * the runner is gone, as on SIGTERM (record 0051).
  *
  * @internal
  */
@@ -15,9 +13,8 @@ export const underPackageRunner = (env: NodeJS.ProcessEnv): boolean =>
 export const interval = 500
 
 /**
- * Calls `gone` once when this process's parent has exited (its parent
- * process id changed: it was reparented); the returned function stops watching.
- * The timer keeps no process alive. @internal
+ * Calls `gone` once when this process's parent has exited (it was reparented);
+ * the returned function stops watching. @internal
  */
 export const watch = (gone: (parent: number) => void): () => void => {
   const parent = process.ppid
@@ -31,9 +28,8 @@ export const watch = (gone: (parent: number) => void): () => void => {
 }
 
 /**
- * Under a package runner, logs its exit and raises SIGTERM on this process
- * once the runner is gone: the supervisor's own SIGTERM handling drains the
- * workers and exits. Elsewhere (a shell, a service manager, `nohup`), nothing. @internal
+ * Under a package runner, raises SIGTERM on this process once the runner is
+ * gone; elsewhere, nothing. @internal
  */
 export const stopWithPackageRunner = (env: NodeJS.ProcessEnv = process.env): void => {
   if (!underPackageRunner(env)) return

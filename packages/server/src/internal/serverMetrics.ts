@@ -1,9 +1,6 @@
 /**
- * The metrics of `ServerMetrics` on prom-client: its histogram and counters
- * are updated by the adapter's observer, its default collectors give the
- * process and event-loop metrics, and collectors read the Effect counters
- * of core (rate-limit decisions) and of the adapter (store faults and
- * errors) at each scrape.
+ * The metrics of `ServerMetrics` on prom-client: the adapter's observer feeds
+ * them, and collectors read core's and the adapter's Effect counters at each scrape.
  */
 import { PlanRateLimiter } from "@animal-store/core"
 import type { RequestObserver } from "@animal-store/http-adapter"
@@ -118,12 +115,8 @@ export const make = () => {
 const scrapeLimitMillis = 5_000
 
 /**
- * In a worker of `serve`'s supervisor: `make()`, whose own registry answers
- * the supervisor's requests (and is sent once more when the scope closes,
- * the worker stopping), and whose scraped registry is the service's: every
- * worker's, with the counts of those replaced, its process metrics labelled
- * with the worker and the rest summed (prom-client's
- * `AggregatorRegistry.aggregate`), and the supervisor's start.
+ * In a worker of `serve`'s supervisor: `make()`, whose own registry answers the
+ * supervisor and whose scraped registry is the service's (record 0047).
  */
 export const makeWorker: Effect.Effect<
   { readonly registry: Prometheus.Registry; readonly observe: RequestObserver.Observer },

@@ -1,8 +1,6 @@
 /**
- * What the supervisor of `animal-store serve` and its workers (node:cluster
- * workers) say to each other over their IPC channel, and how a worker knows
- * it is one. Imports nothing but Node's cluster module: the supervisor loads
- * it without the server.
+ * What the supervisor of `animal-store serve` and its workers say to each
+ * other over IPC; imports nothing but node:cluster, so the supervisor loads it alone.
  *
  * @internal
  */
@@ -32,9 +30,8 @@ export const workerOf = (): WorkerOf | undefined => {
 export type Listener = "main" | "ops"
 
 /**
- * Worker to supervisor, once its command line is read: what the supervisor
- * needs of it. The first worker's is the supervisor's configuration; it
- * answers each with `Address`.
+ * Worker to supervisor, once its command line is read; the first worker's is
+ * the supervisor's configuration. Answered `Address`.
  *
  * @internal
  */
@@ -75,9 +72,7 @@ export interface Took {
 }
 
 /**
- * Supervisor to worker: no connection comes any more; stop as SIGTERM does
- * (`gently`: without closing idle keep-alive connections at once, for a
- * rolling restart).
+ * Supervisor to worker: stop as SIGTERM does (`gently`: idle keep-alive connections not closed at once).
  *
  * @internal
  */
@@ -87,9 +82,8 @@ export interface Drain {
 }
 
 /**
- * A worker asks the supervisor for the service's metrics (`id` its own,
- * answered `ServiceMetrics`); the supervisor asks each worker for its own
- * (`id` the supervisor's, answered `MetricsReply`).
+ * A request for metrics: a worker's for the service's (answered `ServiceMetrics`),
+ * the supervisor's for a worker's own (answered `MetricsReply`).
  *
  * @internal
  */
@@ -99,9 +93,8 @@ export interface Metrics {
 }
 
 /**
- * Worker to supervisor: its own metrics (prom-client's JSON), the answer to
- * `Metrics` `id`, or with `id` 0 unasked, the last as it stops. `taken`
- * grows with each: an answer taken before another never replaces it.
+ * Worker to supervisor: its own metrics (prom-client's JSON), asked (`id`) or,
+ * with `id` 0, the last as it stops; a later `taken` wins.
  *
  * @internal
  */
@@ -114,9 +107,7 @@ export interface MetricsReply {
 
 /**
  * Supervisor to worker, the answer to its `Metrics` `id`: each worker's
- * metrics (`worker` its number), those of its serving process and the
- * counts (counters, histograms) of its processes that were replaced, and
- * the supervisor's start (Unix seconds).
+ * metrics (replaced processes' counts only) and the supervisor's start.
  *
  * @internal
  */
@@ -128,9 +119,8 @@ export interface ServiceMetrics {
 }
 
 /**
- * A worker asks the supervisor whether the service is ready (`id` its own);
- * the supervisor asks each serving worker whether its store answers (`id`
- * the supervisor's). Both are answered `ReadinessReply`.
+ * A request for readiness: a worker's for the service's, the supervisor's for
+ * a worker's store; both answered `ReadinessReply`.
  *
  * @internal
  */
@@ -173,8 +163,7 @@ const waiting: Array<readonly [Message, unknown]> = []
 let open = false
 
 /**
- * In a worker: starts receiving the supervisor's messages at once (a message
- * that comes while nothing listens is lost); each waits for its handler.
+ * In a worker: starts receiving the supervisor's messages at once (one that comes unheard is lost).
  *
  * @internal
  */

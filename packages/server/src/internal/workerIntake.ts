@@ -1,8 +1,6 @@
 /**
- * A worker's side of `animal-store serve`'s supervisor (`workers.ts`): it
- * tells the supervisor its settings and learns the ports, serves the
- * connections the supervisor hands it on Node http servers that listen on
- * nothing themselves, says when it serves, and drains when told to.
+ * A worker's side of `animal-store serve`'s supervisor: it tells its settings,
+ * serves the connections handed to it on servers that listen on nothing, and drains when told to.
  *
  * @internal
  */
@@ -43,8 +41,7 @@ export const hand = (listener: Supervision.Listener, socket: Net.Socket): void =
 }
 
 /**
- * Sends this worker's settings to the supervisor and waits for its ports:
- * `None` when told to drain first.
+ * Sends this worker's settings to the supervisor and waits for its ports (`None`: told to drain first).
  *
  * @internal
  */
@@ -58,8 +55,7 @@ export const address = (serve: Omit<Supervision.Serve, "_tag">): Effect.Effect<O
   })
 
 /**
- * Builds `layer`, tells the supervisor it serves, and runs until told to
- * drain (the scope closes: each server drains, then the store closes).
+ * Builds `layer`, tells the supervisor it serves, and runs until told to drain.
  *
  * @internal
  */
@@ -72,8 +68,7 @@ export const run = <A, E>(layer: Layer.Layer<A, E>): Effect.Effect<void, E> =>
   )
 
 /**
- * Leaves the supervisor once the worker is done: its IPC channel closes, and
- * node:cluster ends the process (exit 0). A failure instead exits 1 by itself.
+ * Leaves the supervisor once the worker is done: its IPC channel closes and node:cluster ends the process.
  *
  * @internal
  */
@@ -87,12 +82,8 @@ const closeAfterResponse = (_request: Http.IncomingMessage, response: Http.Serve
 
 /**
  * Serves the connections handed over for `listener` on `server` until the
- * scope closes. Then it drains: from a drain the supervisor asked gently
- * (a rolling restart), every response from now says `Connection: close`
- * and an idle connection closes when its client sends again or its
- * keep-alive timeout ends; otherwise as `NodeServer.drain` (idle ones closed
- * at once). It waits for every connection to close, those handed over while
- * it drains included.
+ * scope closes, then drains (gently for a rolling restart) and waits for every
+ * connection to close.
  *
  * @internal
  */
@@ -154,9 +145,8 @@ const httpServerOn = (server: Http.Server, hostname: string, port: number): Http
   })
 
 /**
- * The API's HTTP server in a worker, in place of `StandaloneServer.layerHttp`:
- * the adapter's listeners on `NodeServer`, serving the connections of the
- * supervisor's port `port` on `host`; it drains (logged) when its scope closes.
+ * The API's HTTP server in a worker (in place of `StandaloneServer.layerHttp`),
+ * on the supervisor's port; it drains when its scope closes.
  *
  * @internal
  */
@@ -178,8 +168,7 @@ export const layerHttp = (host: string, port: number) =>
   )
 
 /**
- * The operations listener's HTTP server in a worker: the connections of the
- * supervisor's operations port.
+ * The operations listener's HTTP server in a worker, on the supervisor's operations port.
  *
  * @internal
  */

@@ -1,11 +1,7 @@
 /**
- * The metrics of `serve`'s workers as the service's (decisions.md
- * "Operations"), on prom-client's JSON of a registry: the supervisor keeps
- * the counts (counters, histograms) of each worker's processes that ended
- * and adds them to its serving process's, so no counter goes backwards when
- * a worker is replaced; each series of a worker's own process metrics
- * (`process_*`, `nodejs_*`) is labelled with the worker, the others are
- * summed. Imports nothing: the supervisor loads it without prom-client.
+ * The metrics of `serve`'s workers as the service's (record 0047), on
+ * prom-client's JSON: ended processes' counts kept, process metrics labelled by
+ * worker, the rest summed. Imports nothing: the supervisor loads it alone.
  *
  * @internal
  */
@@ -61,9 +57,7 @@ export const addCounts = (a: ReadonlyArray<MetricJson>, b: ReadonlyArray<MetricJ
 
 /**
  * The metrics of worker `worker` for the service's sum: its process metrics
- * labelled with it (counts added up with those of its processes that ended,
- * other values taken as they are), the others unchanged (summed over the
- * workers).
+ * labelled with it, the others unchanged.
  *
  * @internal
  */

@@ -1,16 +1,8 @@
 /**
- * The supervisor of `animal-store serve`: the process a user starts, which
- * serves no request of the API itself. It forks the workers (node:cluster,
- * this program again), learns the configuration from the first one (which
- * reads the command line), listens on the API's port (and the operations
- * port), and hands each connection it accepts to a serving worker in turn,
- * or, while none serves, answers it with 503 `service_unavailable`. It
- * gathers the workers' metrics (keeping the counts of those that ended) and
- * readiness for the operations listener's `/metrics` and `/readyz`. It
- * restarts a worker that exits (logged, after a delay that grows while
- * workers keep dying soon after they start), replaces them one by one on
- * SIGHUP, and on SIGTERM/SIGINT stops accepting and drains them all. It
- * loads Effect's core and Node's modules only: no store, no HTTP API.
+ * The supervisor of `animal-store serve` (records 0035, 0045, 0046): it forks
+ * the workers, holds the ports and hands each connection to a serving worker in
+ * turn (503 while none serves), gathers their metrics and readiness, restarts a
+ * worker that exits and replaces them on SIGHUP. It loads no store, no HTTP API.
  *
  * @internal
  */
@@ -73,10 +65,8 @@ export interface RestartPolicy {
 export const restartDefaults: RestartPolicy = { first: "100 millis", longest: "10 seconds", stable: "10 seconds" }
 
 /**
- * The schedule of a worker's restarts, fed its exits: `first`, doubling
- * while workers exit within `stable` of their start, at most `longest`;
- * back to `first` after a worker that ran `stable`. Outputs the exit and
- * the delay before the restart.
+ * The schedule of a worker's restarts: `first`, doubling while workers exit
+ * within `stable` of their start, at most `longest`.
  *
  * @internal
  */
@@ -132,20 +122,14 @@ interface Slot {
 }
 
 /**
- * Where each accepted connection goes: to the serving workers in turn; while
- * the first start is under way (no worker served yet, none died), it waits
- * for the first; otherwise, with none serving, it is refused with 503.
+ * Where each accepted connection goes: the serving workers in turn; held during
+ * the first start, else refused with 503 while none serves.
  */
 class Pool {
   private serving: Array<Forked> = []
   private turn = 0
   private held: Array<readonly [Supervision.Listener, Net.Socket]> = []
-  /**
-   * Connections sent to a worker, kept open here until it says it took its
-   * copy: Node does not close a handle in flight to a worker that died
-   * (its channel waits for an acknowledgement first), so this one goes to
-   * another worker instead of being lost.
-   */
+  /** Connections handed to a worker, kept open until it took its copy (Node keeps a handle in flight to a dead worker). */
   private readonly handed = new Map<
     number,
     { readonly listener: Supervision.Listener; readonly socket: Net.Socket; readonly forked: Forked }
@@ -264,9 +248,8 @@ const send = (forked: Forked, message: Supervision.Message): void => {
 }
 
 /**
- * Asks each of `targets` `tag`; each answer goes to `answer` (true: no
- * other is needed), and `finish` is called once, when every target has
- * answered or gone, when `answer` says so, or after `limitMillis`.
+ * Asks each of `targets` `tag`; `finish` is called once: all answered or gone,
+ * `answer` says enough, or after `limitMillis`.
  */
 const gather = (
   state: State,
@@ -299,11 +282,7 @@ const gather = (
   else for (const target of targets) send(target, { _tag: tag, id })
 }
 
-/**
- * The service's metrics by worker: each process's latest (of a worker's
- * processes still reporting, only the newest's gauges: a replaced one's
- * counts only), and the counts kept of those that ended.
- */
+/** The service's metrics by worker: each process's latest (a replaced one's counts only), and those kept of ended ones. */
 const serviceMetrics = (state: State): Supervision.ServiceMetrics["workers"] => {
   const newest = new Map<number, Forked>()
   for (const forked of state.reporting) {
@@ -386,11 +365,7 @@ const onMessage = (state: State, forked: Forked, message: unknown): void => {
   }
 }
 
-/**
- * The young generation's cap of the heap policy (`heapPolicy.ts`), as a flag
- * of the workers' V8: the policy's own steering let it grow to 32 MiB in a
- * worker (measured: 16 MB of peak RSS). Left out when the user sets it.
- */
+/** The heap policy's young generation cap as a flag of the workers' V8 (record 0045), unless the user sets it. */
 const workerExecArgv = (): ReadonlyArray<string> =>
   [...process.execArgv, process.env["NODE_OPTIONS"] ?? ""].some((arg) => arg.includes("--max-semi-space-size"))
     ? process.execArgv
@@ -484,9 +459,8 @@ const slotExit = (slot: Slot): Effect.Effect<readonly [Forked, Ended]> =>
   })
 
 /**
- * One worker kept running: restarted after each exit, the exit logged. A
- * worker that exits with an error code before it served, while the service
- * has not yet started (`started`), fails the start.
+ * One worker kept running, restarted after each exit; one that exits with an
+ * error before it served, during the start, fails the start.
  */
 const keep = (
   state: State,
@@ -535,10 +509,8 @@ const keep = (
 }
 
 /**
- * Replaces every serving worker in turn: a new process for it, and once that
- * one serves, the old one drains (gently: its idle keep-alive connections
- * close when their client sends again or their timeout ends). Stops at a
- * replacement that exits before it serves, the old worker kept.
+ * Replaces every serving worker in turn, draining the old one gently once the
+ * new one serves; stops at a replacement that exits before it serves.
  */
 const replaceAll = (state: State, slots: ReadonlyArray<Slot>): Effect.Effect<void> =>
   Effect.gen(function*() {
@@ -572,11 +544,8 @@ const requestIdOf = (value: string | Array<string> | undefined): string =>
   typeof value === "string" && /^[\x21-\x7e]{1,128}$/.test(value) ? value : Crypto.randomUUID()
 
 /**
- * Answers the requests of a connection while no worker serves: 503
- * `service_unavailable` with `Retry-After` and an `Error` body (`/readyz`
- * too), `/healthz` 200 (this process serves), each with `Connection: close`;
- * those of the API's port logged as the workers log requests (the
- * operations listener's are not).
+ * Answers a connection while no worker serves: 503 with `Retry-After`
+ * (`/healthz` 200), `Connection: close`; the API port's logged as the workers do.
  */
 const refusals = (pool: Pool, accessLog: boolean, runtime: Runtime.Runtime<never>) => {
   const answer = (listener: Supervision.Listener) => (request: Http.IncomingMessage, response: Http.ServerResponse) => {
@@ -664,11 +633,9 @@ const signals = Effect.acquireRelease(
 )
 
 /**
- * The supervisor until it is stopped: the process's exit code. 0 after a
- * stop by signal, or when the first worker ended with 0 before it served (it
- * printed a help); a worker's own code when it exits with one before it
- * served during the start (it printed why); 1 when a port cannot be listened
- * on (printed here).
+ * The supervisor until it is stopped, as the process's exit code: 0 after a
+ * signal, a worker's code when it exits before it served during the start, 1
+ * when a port cannot be listened on.
  *
  * @internal
  */
@@ -779,8 +746,7 @@ export const supervise = (policy: RestartPolicy = restartDefaults): Effect.Effec
   }))
 
 /**
- * Runs the supervisor as this process's program (logging JSON lines on
- * stdout), then exits with its code.
+ * Runs the supervisor as this process's program (JSON lines on stdout), then exits with its code.
  *
  * @internal
  */
