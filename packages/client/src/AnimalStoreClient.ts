@@ -1,18 +1,8 @@
 /**
- * The client of a remote Animal Store, as an Effect service. Built with
- * `HttpApiClient` from `PetsApi`, the definition the server documents
- * itself with, so the two cannot drift. Every call:
- *
- * 1. waits while the key's window is spent (pacing, `RateLimit.admit`), and
- *    fails at once while the key is banned, without sending;
- * 2. sends the request with `Authorization: Bearer <key>`;
- * 3. on 429 `rate_limited` waits `Retry-After` plus a backoff
- *    (`RetryPolicy.schedule`) and sends again, up to `maxAttempts`;
- *    on `api_key_banned` fails at once with the ban's end;
- * 4. on a network failure or a 5xx, sends again only what is safe to
- *    repeat: the GETs, and `createPet`, which always carries an
- *    `Idempotency-Key` (the caller's, or a random one the client picks once
- *    for all attempts of the call), so one call creates at most one animal.
+ * The client of a remote Animal Store as an Effect service, built with
+ * `HttpApiClient` from `PetsApi`. Each call paces itself on the key's window,
+ * waits `Retry-After` and a backoff on 429, and sends again after a network
+ * failure or a 5xx only what is safe to repeat (record 0024).
  *
  * @since 1.0.0
  */
@@ -220,8 +210,7 @@ interface FailedAttempt extends RetryPolicy.Refusal {
 const finalFailure = (error: ClientError): FailedAttempt => ({ error, retryable: false, retryAfterMillis: 0 })
 
 /**
- * The client, on the `HttpClient` of the context (`FetchHttpClient.layer`,
- * `NodeHttpClient.layer`, or the host's own).
+ * The client, on the `HttpClient` of the context.
  *
  * @since 1.0.0
  * @category constructors
@@ -263,11 +252,7 @@ export const make = (options: Options): Effect.Effect<AnimalStoreClientService, 
         }
       })
 
-    /**
-     * Sends `send` until it succeeds or may not be retried, on the schedule
-     * of the retry policy. `repeatable`: whether a network failure or a 5xx
-     * may be sent again.
-     */
+    /** Sends `send` on the retry policy's schedule; `repeatable`: a network failure or a 5xx may be sent again. */
     const call = <A>(
       send: Effect.Effect<A, unknown>,
       repeatable: boolean,
@@ -392,9 +377,7 @@ export const layer = (options: Options): Layer.Layer<AnimalStoreClient, never, H
   Layer.effect(AnimalStoreClient, make(options))
 
 /**
- * The client configured by `ANIMAL_STORE_URL` (the base address, `/v1`
- * included) and `ANIMAL_STORE_API_KEY`, or the `Config` provider's
- * equivalents.
+ * The client configured by `ANIMAL_STORE_URL` (`/v1` included) and `ANIMAL_STORE_API_KEY`.
  *
  * @since 1.0.0
  * @category layers

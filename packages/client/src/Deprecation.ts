@@ -1,9 +1,6 @@
 /**
- * The deprecation of `getPet`, as its responses announce it (`Deprecation`,
- * `Sunset`, `Link: <...>; rel="successor-version"`), reported once per
- * process: one warning log line and the `onDeprecation` hook of the client
- * that saw it first. After the sunset the operation answers 410 `gone`,
- * which the client fails with as a `ResponseError` of code `gone`.
+ * The deprecation of `getPet` as its responses announce it, reported once per
+ * process (a warning line and the `onDeprecation` hook).
  *
  * @since 1.0.0
  */
@@ -55,8 +52,7 @@ const reportedKey = Symbol.for("@animal-store/client/Deprecation/reported")
 const reported = globalThis as { [reportedKey]?: Set<string> }
 
 /**
- * Reports `notice` unless its operation was reported before in this process:
- * a warning log line, then `hook`.
+ * Reports `notice` (a warning line, then `hook`) unless its operation was reported before.
  *
  * @since 1.0.0
  * @category reporting

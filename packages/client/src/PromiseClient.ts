@@ -1,8 +1,6 @@
 /**
- * The client for hosts without Effect: the same calls as `AnimalStoreClient`
- * as Promises, on the global `fetch`. Failures are thrown as the same
- * `ResponseError` and `TransportError` values (test them with
- * `ClientError.isCode`); `pets()` is an async iterator over every page.
+ * The client for hosts without Effect: `AnimalStoreClient`'s calls as Promises
+ * on the global `fetch`, throwing the same `ClientError` values.
  *
  * @since 1.0.0
  */

@@ -1,19 +1,13 @@
 /**
- * What the client knows of its key's rate limits, from the headers of the
- * responses it has seen, and the pacing rule built on it: when the window
- * has no request left (`X-RateLimit-Remaining: 0`, or a 429), hold requests
- * until it resets instead of spending them on 429s (and, past the server's
- * `banAfter` refusals, on a ban). A ban (`api_key_banned`) is remembered
- * until it ends, and requests fail at once meanwhile. Pure functions over an
- * immutable `Budget`; the client keeps one per key in a `Ref`.
+ * What the client knows of its key's rate limits from the responses it has
+ * seen, and the pacing rule on it: hold requests while the window is spent,
+ * fail at once while the key is banned. Pure functions over a `Budget`.
  *
  * @since 1.0.0
  */
 
 /**
- * The rate-limit headers of one response: the window with the fewest
- * remaining requests (`X-RateLimit-Limit`, `X-RateLimit-Remaining`,
- * `X-RateLimit-Reset` in Unix seconds).
+ * The rate-limit headers of one response (`X-RateLimit-Limit`, `-Remaining`, `-Reset`).
  *
  * @since 1.0.0
  * @category models
@@ -53,8 +47,7 @@ export const fromHeaders = (header: HeaderReader): RateLimit | undefined => {
 }
 
 /**
- * `Retry-After` in milliseconds: whole seconds, or an HTTP date (then
- * relative to `now`, epoch milliseconds); `undefined` when absent or invalid.
+ * `Retry-After` in milliseconds (whole seconds, or an HTTP date relative to `now`); `undefined` when invalid.
  *
  * @since 1.0.0
  * @category parsing
@@ -69,8 +62,7 @@ export const retryAfterMillis = (header: HeaderReader, now: number): number | un
 }
 
 /**
- * What the client believes of its key's budget. Instants are epoch
- * milliseconds.
+ * What the client believes of its key's budget (instants in epoch ms).
  *
  * @since 1.0.0
  * @category models
@@ -93,8 +85,7 @@ export interface Budget {
 export const unknown: Budget = { remaining: undefined, resetAt: 0, bannedUntil: 0 }
 
 /**
- * What a request may do at `now`: be sent, wait `millis` (pacing), or fail
- * because the key is banned until `until`.
+ * What a request may do at `now`: be sent, wait (pacing), or fail while the key is banned.
  *
  * @since 1.0.0
  * @category models
@@ -107,8 +98,7 @@ export type Admission =
 const send: Admission = { _tag: "Send" }
 
 /**
- * The pacing rule. A ban in force always refuses; with `pacing` on, a spent
- * window (`remaining` 0) waits for its reset.
+ * The pacing rule: a ban in force refuses; with `pacing`, a spent window waits for its reset.
  *
  * @since 1.0.0
  * @category rules
@@ -122,8 +112,7 @@ export const admit = (budget: Budget, now: number, pacing: boolean): Admission =
 }
 
 /**
- * The budget once a request is sent at `now`: one request fewer, or unknown
- * again once the window has reset.
+ * The budget once a request is sent at `now`: one fewer, or unknown once the window reset.
  *
  * @since 1.0.0
  * @category rules
@@ -134,9 +123,8 @@ export const spend = (budget: Budget, now: number): Budget =>
   : { ...budget, remaining: budget.remaining - 1 }
 
 /**
- * The budget once a response is seen: its headers replace what was believed;
- * a 429 `rate_limited` empties the window until `Retry-After`; an
- * `api_key_banned` records the ban's end.
+ * The budget once a response is seen: its headers replace what was believed; a
+ * 429 empties the window until `Retry-After`; a ban is recorded.
  *
  * @since 1.0.0
  * @category rules

@@ -1,15 +1,7 @@
 /**
- * When the client sends a request again, as a `Schedule` over the refusals
- * it gets: the interface asks a client refused with 429 to wait until
- * `Retry-After` before retrying, and to back off exponentially. Here:
- *
- * - a retry is never sent before `Retry-After`;
- * - beyond it, the client waits an exponential backoff `base * 2^(n-1)`
- *   (n = 1 for the first retry), capped at `maxDelayMillis`, of which a
- *   random part (`jitter`, at most half) is taken off, so clients refused
- *   together do not come back together; with `jitter <= 0.5` a later retry
- *   never waits less than an earlier one;
- * - at most `maxAttempts` attempts are sent in all (the first included).
+ * When the client sends a request again, as a `Schedule` over the refusals it
+ * gets (record 0024): never before `Retry-After`, then an exponential backoff
+ * with jitter, at most `maxAttempts` attempts in all.
  *
  * @since 1.0.0
  */
@@ -31,8 +23,7 @@ export interface RetryPolicy {
 }
 
 /**
- * 5 attempts, backoffs of 250 ms, 500 ms, 1 s, 2 s (each up to 20% shorter),
- * at most 30 s.
+ * 5 attempts, backoffs of 250 ms, 500 ms, 1 s, 2 s (each up to 20% shorter), at most 30 s.
  *
  * @since 1.0.0
  * @category constants
@@ -45,8 +36,7 @@ export const defaults: RetryPolicy = {
 }
 
 /**
- * `defaults` with `options` over them, checked: `maxAttempts` an integer of
- * at least 1, delays finite and not negative, `jitter` from 0 to 0.5.
+ * `defaults` with `options` over them, checked.
  *
  * @since 1.0.0
  * @category constructors
@@ -68,8 +58,7 @@ export const make = (options?: Partial<RetryPolicy>): RetryPolicy => {
 }
 
 /**
- * What the schedule reads of a failed attempt: the time the server asked
- * the client to wait (`Retry-After`), 0 when it named none.
+ * What the schedule reads of a failed attempt: the server's `Retry-After`, 0 when none.
  *
  * @since 1.0.0
  * @category models
@@ -79,9 +68,8 @@ export interface Refusal {
 }
 
 /**
- * The retries of `policy`: after the failed attempt `refusal`, wait its
- * `Retry-After` plus the backoff less its random part (`Random`), for at
- * most `maxAttempts - 1` retries. Its output is the refusal.
+ * The retries of `policy`: `Retry-After` plus the backoff less its random part,
+ * at most `maxAttempts - 1` times. Its output is the refusal.
  *
  * @since 1.0.0
  * @category schedules
