@@ -1,6 +1,5 @@
 /**
- * `ApiKeyStore` in memory: keys by id, and the id of each digest (a rotated
- * key's previous digest too).
+ * `ApiKeyStore` in memory: keys by id, and the id of each digest (a rotated key's previous one too).
  *
  * @since 1.0.0
  */

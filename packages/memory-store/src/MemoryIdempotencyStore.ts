@@ -1,8 +1,6 @@
 /**
- * `IdempotencyStore` in memory, on the `PetRepository` of its context. A
- * creating call claims the key, inserts the animal and completes the record,
- * uninterruptibly; a failed insert removes the claim. Records are kept in
- * expiry (insertion) order, so purging stops at the first live record.
+ * `IdempotencyStore` in memory, on the `PetRepository` of its context: a
+ * creating call claims the key, inserts the animal and completes the record, uninterruptibly.
  *
  * @since 1.0.0
  */

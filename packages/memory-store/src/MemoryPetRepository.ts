@@ -1,19 +1,13 @@
 /**
- * `PetRepository` in memory. Ids are assigned from 1 upwards, so appending
- * keeps every index in ascending id order: one array of all animals and one
- * per status. A page is a binary search for `afterId` and a slice of `limit`,
- * O(log n + limit).
+ * `PetRepository` in memory: ids from 1 upwards, so appending keeps one array
+ * of all animals and one per status in id order; a page is a binary search and a slice.
  *
  * @since 1.0.0
  */
 import { Pet, PetRepository } from "@animal-store/core"
 import { Effect, Layer, Option, Ref } from "effect"
 
-/**
- * Append-only indexes in ascending id order, changed only inside `Ref.modify`;
- * reads return copies. Ids are 1, 2, 3, ... and never removed: `all[i]` has id
- * `i + 1`, and the next id is `all.length + 1`.
- */
+/** Append-only indexes in id order, changed only inside `Ref.modify`; `all[i]` has id `i + 1`. */
 interface Pets {
   readonly all: Array<Pet.Pet>
   readonly byStatus: Record<Pet.PetStatus, Array<Pet.Pet>>

@@ -1,7 +1,5 @@
 /**
- * `RateLimitStore` in memory: one map of subject states per store. `f` runs
- * and its state is stored in one synchronous step, so no other `modify`
- * interleaves.
+ * `RateLimitStore` in memory: `f` runs and its state is stored in one synchronous step.
  *
  * @since 1.0.0
  */

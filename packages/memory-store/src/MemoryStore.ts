@@ -13,12 +13,8 @@ import * as MemoryPetRepository from "./MemoryPetRepository.js"
 import * as MemoryRateLimitStore from "./MemoryRateLimitStore.js"
 
 /**
- * `PetRepository`, `ApiKeyStore`, `RateLimitStore` and `IdempotencyStore` in
- * memory (the idempotency records on the same `PetRepository`), the
- * store's `ListPetsQuery.CursorSecret` (32 random bytes), and its
- * `StoreReadiness` (always ready). Each build of the
- * layer is a new, empty store independent of every other, with a secret of
- * its own (its cursors are not accepted by another build).
+ * Every port in memory, with the store's `CursorSecret` and `StoreReadiness`;
+ * each build is a new, empty store with a secret of its own.
  *
  * @since 1.0.0
  * @category layers
