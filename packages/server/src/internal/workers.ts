@@ -129,7 +129,7 @@ class Pool {
   private serving: Array<Forked> = []
   private turn = 0
   private held: Array<readonly [Supervision.Listener, Net.Socket]> = []
-  /** Connections handed to a worker, kept open until it took its copy (Node keeps a handle in flight to a dead worker). */
+  /** Connections handed to a worker, kept open until it took its copy (Node keeps one in flight to a dead worker). */
   private readonly handed = new Map<
     number,
     { readonly listener: Supervision.Listener; readonly socket: Net.Socket; readonly forked: Forked }
@@ -282,7 +282,7 @@ const gather = (
   else for (const target of targets) send(target, { _tag: tag, id })
 }
 
-/** The service's metrics by worker: each process's latest (a replaced one's counts only), and those kept of ended ones. */
+/** The service's metrics by worker: each process's latest (a replaced one's counts only), and ended ones' counts. */
 const serviceMetrics = (state: State): Supervision.ServiceMetrics["workers"] => {
   const newest = new Map<number, Forked>()
   for (const forked of state.reporting) {
