@@ -2,7 +2,6 @@
  * The query of `listPets` and the cursors that continue a listing, sealed
  * with HMAC-SHA256 for the `status` they were issued for (record 0008).
  *
- *
  * @since 1.0.0
  */
 import { Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"

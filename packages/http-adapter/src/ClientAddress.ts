@@ -1,7 +1,7 @@
 /**
  * The address of the client a request comes from (records 0030, 0042): the
- * peer address, or behind a trusted proxy the right-most `X-Forwarded-For` hop
- * that is not one; normalised, and ignored when it is not an IP address.
+ * peer address or, behind a trusted proxy, the right-most `X-Forwarded-For` hop
+ * that is not one (the peer's when a hop is not an IP address), normalised.
  *
  * @since 1.0.0
  */

@@ -46,7 +46,7 @@ export const isValid = (value: string): boolean => {
 export const generate = (): string => globalThis.crypto.randomUUID()
 
 /**
- * The request id of a request whose `X-Request-Id` is `value`: it when valid, else a new one.
+ * The request id of a request whose `X-Request-Id` is `value`: `value` when valid, else a new one.
  *
  * @since 1.0.0
  * @category constructors
