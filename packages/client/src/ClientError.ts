@@ -12,6 +12,7 @@
  * @since 1.0.0
  */
 import type { ApiError } from "@animal-store/core"
+import type { ProtocolError } from "@animal-store/http-adapter"
 import { Data } from "effect"
 import type { RateLimit } from "./RateLimit.js"
 
@@ -21,7 +22,7 @@ import type { RateLimit } from "./RateLimit.js"
  */
 export class ResponseError extends Data.TaggedError("ResponseError")<{
   /** The `code` of the `Error` body. */
-  readonly code: ApiError.ErrorCode
+  readonly code: ProtocolError.ErrorCode
   readonly message: string
   /** The HTTP status. */
   readonly status: number
@@ -59,7 +60,7 @@ export type ClientError = ResponseError | TransportError
  * @since 1.0.0
  * @category refinements
  */
-export const isCode = <C extends ApiError.ErrorCode>(
+export const isCode = <C extends ProtocolError.ErrorCode>(
   error: unknown,
   code: C
 ): error is ResponseError & { readonly code: C } => error instanceof ResponseError && error.code === code

@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import { ApiError } from "@animal-store/core"
+import { statusByCode } from "../ProtocolError.js"
 
 type Json = Record<string, any>
 
@@ -71,8 +71,6 @@ export const always = (header: HeaderName, as?: string): ResponseHeader => ({ he
 
 /** A header some such responses carry. */
 export const sometimes = (header: HeaderName): ResponseHeader => ({ header, required: false })
-
-const { statusByCode } = ApiError
 
 /** The description of each status of the interface. */
 const descriptions: Readonly<Record<number, string>> = {
