@@ -52,6 +52,7 @@ describe("ApiError", () => {
       expect(Errors.describe(new StoreError({ reason, message: "SQLITE_CORRUPT: /srv/data/store.db" })))
         .toStrictEqual({ code: "internal_error", message: "An internal error occurred" })
     }
+    expect(Errors.ErrorCode.literals).toEqual(expect.arrayContaining(["internal_error", "service_unavailable"]))
   })
 
   it("core's codes are the domain's: none that only HTTP raises", () => {
