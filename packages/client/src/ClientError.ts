@@ -1,13 +1,8 @@
 /**
- * The failures of a client call, as values in the error channel (and thrown
- * by the Promise client):
- *
- * - `ResponseError`: the server answered with an `Error` body; `code` tells
- *   which (`rate_limited`, `api_key_banned`, `unauthorized`, `not_found`,
- *   `invalid_request` with `details`, `gone`, ...), with the rate-limit
- *   headers of that response and, for 429 and 503, when to retry.
- * - `TransportError`: no answer (connection refused or dropped, a body that
- *   is not the interface's), after the retries allowed.
+ * The failures of a client call, as values (thrown by the Promise client):
+ * `ResponseError` when the server answered with an `Error` body (its `code`,
+ * the rate-limit headers, when to retry), `TransportError` when no usable
+ * answer came after the retries allowed.
  *
  * @since 1.0.0
  */
