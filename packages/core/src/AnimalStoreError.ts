@@ -9,7 +9,7 @@ import { describe } from "./ApiError.js"
 import type { ResponseMeta } from "./GuardedPetOperations.js"
 import type * as StoreError from "./StoreError.js"
 
-/** The HTTP status of each code the facade raises: the adapter's (`ErrorResponse`), which a test holds it to. */
+/** The HTTP status of each code the facade raises, as the adapter answers it (`ProtocolError.statusByCode`; a test holds them equal). */
 const statusByCode: Readonly<Record<ErrorCode, number>> = {
   invalid_request: 400,
   unauthorized: 401,

@@ -80,7 +80,7 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 }
 
 /**
- * Why a credential was refused. The adapter reveals none of it (all are 401)
+ * Why a credential was refused. The adapter reveals none of it (all are `unauthorized`)
  * but expiry, which the message names. `rotated`: a secret replaced by a
  * rotation, after its grace period.
  *
