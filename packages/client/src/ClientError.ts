@@ -1,17 +1,13 @@
 /**
- * The failures of a client call, as values in the error channel (and thrown
- * by the Promise client):
- *
- * - `ResponseError`: the server answered with an `Error` body; `code` tells
- *   which (`rate_limited`, `api_key_banned`, `unauthorized`, `not_found`,
- *   `invalid_request` with `details`, `gone`, ...), with the rate-limit
- *   headers of that response and, for 429 and 503, when to retry.
- * - `TransportError`: no answer (connection refused or dropped, a body that
- *   is not the interface's), after the retries allowed.
+ * The failures of a client call, as values (thrown by the Promise client):
+ * `ResponseError` when the server answered with an `Error` body (its `code`,
+ * the rate-limit headers, when to retry), `TransportError` when no usable
+ * answer came after the retries allowed.
  *
  * @since 1.0.0
  */
 import type { ApiError } from "@animal-store/core"
+import type { ProtocolError } from "@animal-store/http-adapter"
 import { Data } from "effect"
 import type { RateLimit } from "./RateLimit.js"
 
@@ -21,7 +17,7 @@ import type { RateLimit } from "./RateLimit.js"
  */
 export class ResponseError extends Data.TaggedError("ResponseError")<{
   /** The `code` of the `Error` body. */
-  readonly code: ApiError.ErrorCode
+  readonly code: ProtocolError.ErrorCode
   readonly message: string
   /** The HTTP status. */
   readonly status: number
@@ -59,7 +55,7 @@ export type ClientError = ResponseError | TransportError
  * @since 1.0.0
  * @category refinements
  */
-export const isCode = <C extends ApiError.ErrorCode>(
+export const isCode = <C extends ProtocolError.ErrorCode>(
   error: unknown,
   code: C
 ): error is ResponseError & { readonly code: C } => error instanceof ResponseError && error.code === code

@@ -1,6 +1,7 @@
 /**
- * The errors of the interface: the closed set of `code`s, the `Error` body
- * `{code, message, status}`, and the typed failures of the operations.
+ * The domain's errors: the typed failures of the operations, each with its
+ * `code`, and what a failure tells its caller (`describe`). The status each
+ * code is answered with over HTTP is the adapter's (record 0062).
  *
  * @since 1.0.0
  */
@@ -8,43 +9,30 @@ import { Schema } from "effect"
 import * as StoreError from "./StoreError.js"
 
 /**
- * The closed set of error codes, each with the status it is answered with.
- * `status` is part of the interface's `Error` body, so it is defined here once
- * and every adapter answers with it.
+ * The codes a domain failure can have; `internal_error` and
+ * `service_unavailable` are those of a store failure.
  *
  * @since 1.0.0
- * @category constants
+ * @category schemas
  */
-export const statusByCode = {
-  invalid_request: 400,
-  unauthorized: 401,
-  not_found: 404,
-  method_not_allowed: 405,
-  idempotency_key_in_use: 409,
-  gone: 410,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  expectation_failed: 417,
-  idempotency_key_reused: 422,
-  rate_limited: 429,
-  api_key_banned: 429,
-  internal_error: 500,
-  service_unavailable: 503
-} as const
+export const ErrorCode = Schema.Literal(
+  "invalid_request",
+  "unauthorized",
+  "not_found",
+  "idempotency_key_in_use",
+  "gone",
+  "idempotency_key_reused",
+  "rate_limited",
+  "api_key_banned",
+  "internal_error",
+  "service_unavailable"
+)
 
 /**
  * @since 1.0.0
  * @category models
  */
-export type ErrorCode = keyof typeof statusByCode
-
-/**
- * @since 1.0.0
- * @category schemas
- */
-export const ErrorCode = Schema.Literal(
-  ...(Object.keys(statusByCode) as [ErrorCode, ...Array<ErrorCode>])
-)
+export type ErrorCode = typeof ErrorCode.Type
 
 /**
  * One problem found while validating input: where, and what is wrong.
@@ -64,38 +52,17 @@ export const ErrorDetail = Schema.Struct({
 export type ErrorDetail = typeof ErrorDetail.Type
 
 /**
- * The `Error` body of every error response.
+ * What a failure tells its caller: its code, its message and, for
+ * `invalid_request`, the details.
  *
- * @since 1.0.0
- * @category schemas
- */
-export const ErrorBody = Schema.Struct({
-  code: ErrorCode,
-  message: Schema.String,
-  status: Schema.Int,
-  details: Schema.optional(Schema.Array(ErrorDetail))
-}).annotations({ identifier: "Error" })
-
-/**
  * @since 1.0.0
  * @category models
  */
-export type ErrorBody = typeof ErrorBody.Type
-
-/**
- * Builds an `Error` body whose `status` matches its code.
- *
- * @since 1.0.0
- * @category constructors
- */
-export const makeBody = (
-  code: ErrorCode,
-  message: string,
-  details?: ReadonlyArray<ErrorDetail>
-): ErrorBody =>
-  details === undefined
-    ? { code, message, status: statusByCode[code] }
-    : { code, message, status: statusByCode[code], details }
+export interface Description {
+  readonly code: ErrorCode
+  readonly message: string
+  readonly details?: ReadonlyArray<ErrorDetail>
+}
 
 /**
  * Input that does not satisfy the interface: a body with missing or invalid
@@ -113,7 +80,7 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 }
 
 /**
- * Why a credential was refused. The adapter reveals none of it (all are 401)
+ * Why a credential was refused. The adapter reveals none of it (all are `unauthorized`)
  * but expiry, which the message names. `rotated`: a secret replaced by a
  * rotation, after its grace period.
  *
@@ -268,37 +235,34 @@ export type ApiError =
   | IdempotencyKeyInUse
 
 /**
- * The body of every `internal_error`: it discloses nothing.
+ * What every store failure but an unreachable store tells: nothing.
  *
  * @since 1.0.0
  * @category constants
  */
-export const internalErrorBody: ErrorBody = makeBody("internal_error", "An internal error occurred")
+export const internalError: Description = { code: "internal_error", message: "An internal error occurred" }
 
 /**
- * The body of every `service_unavailable`: the store cannot be reached now.
- * It discloses nothing.
+ * What a store that cannot be reached now tells: nothing more.
  *
  * @since 1.0.0
  * @category constants
  */
-export const serviceUnavailableBody: ErrorBody = makeBody(
-  "service_unavailable",
-  "The service cannot reach its store; retry later"
-)
+export const serviceUnavailable: Description = {
+  code: "service_unavailable",
+  message: "The service cannot reach its store; retry later"
+}
 
 /**
- * The `Error` body of a typed failure, the one conversion every adapter uses
- * (HTTP responses, the Promise facade's `AnimalStoreError`). A store failure
- * discloses nothing: `service_unavailable` when the store cannot be reached,
- * else `internal_error`.
+ * What a typed failure tells its caller. A store failure discloses nothing:
+ * `service_unavailable` when the store cannot be reached, else `internal_error`.
  *
  * @since 1.0.0
  * @category conversions
  */
-export const toBody = (error: ApiError | StoreError.StoreError): ErrorBody =>
+export const describe = (error: ApiError | StoreError.StoreError): Description =>
   error._tag === "StoreError"
-    ? StoreError.isUnavailable(error) ? serviceUnavailableBody : internalErrorBody
+    ? StoreError.isUnavailable(error) ? serviceUnavailable : internalError
     : error._tag === "InvalidRequest"
-    ? makeBody(error.code, error.message, error.details)
-    : makeBody(error.code, error.message)
+    ? { code: error.code, message: error.message, details: error.details }
+    : { code: error.code, message: error.message }

@@ -1,4 +1,7 @@
 /**
+ * Animal Store's core: the domain (pets, keys, plans, idempotency), its
+ * operations and the ports stores implement, and the Promise facade.
+ *
  * @since 1.0.0
  */
 export * as AccessConfig from "./AccessConfig.js"

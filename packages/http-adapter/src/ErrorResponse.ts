@@ -1,11 +1,9 @@
 /**
- * The response of every error: the status and the `Error` body
- * `{code, message, status}` come from core's `ApiError` (one table of codes),
- * plus the headers some errors carry: `WWW-Authenticate` on 401, `Retry-After`
- * on 429 and 503, `Allow` on 405 (for `CONNECT`, every method served), and
- * `Connection: close` on 413 (the rest of the body is not read). A store
- * that cannot be reached is a 503 `service_unavailable`; any other store
- * failure a 500; neither discloses anything.
+ * The response of every failure: its `Error` body with the status of its code
+ * (`ProtocolError.statusByCode`) and the headers some carry: `WWW-Authenticate`
+ * on 401, `Retry-After` on 429 and 503, `Allow` on 405, `Connection: close` on
+ * 413. A store failure discloses nothing: 503 when the store cannot be
+ * reached, else 500.
  *
  * @since 1.0.0
  */
@@ -13,12 +11,12 @@ import { ApiError, StoreError } from "@animal-store/core"
 import { Effect } from "effect"
 import * as HttpExchange from "./HttpExchange.js"
 import * as Shortcuts from "./internal/shortcuts.js"
-import type { ProtocolError } from "./ProtocolError.js"
-import { isProtocolError } from "./ProtocolError.js"
+import type { ErrorBody, ProtocolError } from "./ProtocolError.js"
+import { makeBody } from "./ProtocolError.js"
 import * as Routes from "./Routes.js"
 
-/** `Allow` of a `CONNECT`: every method the server serves somewhere, as `OPTIONS *` answers (read when first needed: `Routes` imports this module's importers). */
-let allMethods: string | undefined
+/** `Allow` of a `CONNECT`: every method the server serves somewhere, as `OPTIONS *` answers. */
+const allMethods = Routes.allMethods.join(", ")
 
 /**
  * Everything a request can fail with.
@@ -36,15 +34,23 @@ export type Failure = ApiError.ApiError | ProtocolError | StoreError.StoreError
  */
 export const realm = "animal-store"
 
+const internalErrorBody = makeBody(ApiError.internalError.code, ApiError.internalError.message)
+
+const serviceUnavailableBody = makeBody(ApiError.serviceUnavailable.code, ApiError.serviceUnavailable.message)
+
 /**
- * The `Error` body of a failure: core's (`ApiError.toBody`; a store failure
- * discloses nothing) or the adapter's own protocol errors'.
+ * The `Error` body of a failure: what it tells (as `ApiError.describe`) with
+ * the status of its code.
  *
  * @since 1.0.0
  * @category conversions
  */
-export const body = (failure: Failure): ApiError.ErrorBody =>
-  isProtocolError(failure) ? ApiError.makeBody(failure.code, failure.message) : ApiError.toBody(failure)
+export const body = (failure: Failure): ErrorBody =>
+  failure._tag === "StoreError"
+    ? StoreError.isUnavailable(failure) ? serviceUnavailableBody : internalErrorBody
+    : failure._tag === "InvalidRequest"
+    ? makeBody(failure.code, failure.message, failure.details)
+    : makeBody(failure.code, failure.message)
 
 const headers = (failure: Failure): Record<string, string> => {
   switch (failure._tag) {
@@ -60,7 +66,7 @@ const headers = (failure: Failure): Record<string, string> => {
     case "MethodNotAllowed":
       return { allow: failure.allow.join(", ") }
     case "InvalidHttp":
-      return failure.reason === "connect" ? { allow: (allMethods ??= Routes.allMethods.join(", ")) } : {}
+      return failure.reason === "connect" ? { allow: allMethods } : {}
     case "PayloadTooLarge":
       return { connection: "close" }
     case "StoreError":
@@ -93,7 +99,7 @@ const unauthorizedResponse = Shortcuts.byInstance(fromFailure)
  * @since 1.0.0
  * @category constructors
  */
-export const internalError: HttpExchange.Response = HttpExchange.json(ApiError.internalErrorBody, { status: 500 })
+export const internalError: HttpExchange.Response = HttpExchange.json(internalErrorBody, { status: 500 })
 
 /**
  * The name of the counter of store faults, counted once when each starts

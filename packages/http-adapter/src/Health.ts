@@ -1,9 +1,8 @@
 /**
  * The probes (decisions.md "Operations"), outside `/v1`, without a key, not
- * counted: `GET /healthz` answers 200 `{"status":"ok"}` while the process
- * serves; `GET /readyz` answers 200 when the store answered a trivial query
- * (`StoreReadiness`) within 1 s, at most 1 s ago, and otherwise 503
- * `service_unavailable` with `Retry-After`. `HEAD` is answered as `GET`.
+ * counted: `/healthz` answers 200 while the process serves; `/readyz`
+ * answers 200 when the store answered a trivial query within 1 s, at most
+ * 1 s ago, else 503 `service_unavailable` with `Retry-After`.
  *
  * @since 1.0.0
  */
@@ -11,6 +10,7 @@ import { StoreError } from "@animal-store/core"
 import { Duration, Effect } from "effect"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as HttpExchange from "./HttpExchange.js"
+import * as Routes from "./Routes.js"
 
 /**
  * The liveness probe's path.
@@ -18,7 +18,7 @@ import * as HttpExchange from "./HttpExchange.js"
  * @since 1.0.0
  * @category constants
  */
-export const healthzPath = "/healthz"
+export const healthzPath = Routes.healthzPath
 
 /**
  * The readiness probe's path.
@@ -26,7 +26,7 @@ export const healthzPath = "/healthz"
  * @since 1.0.0
  * @category constants
  */
-export const readyzPath = "/readyz"
+export const readyzPath = Routes.readyzPath
 
 /**
  * How long the store has to answer, and how long its answer is kept.

@@ -7,7 +7,7 @@
  * @since 1.0.0
  */
 import type { PetOperations } from "@animal-store/core"
-import { ApiError, Idempotency, ListPetsQuery, Pet } from "@animal-store/core"
+import { Idempotency, ListPetsQuery, Pet } from "@animal-store/core"
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -17,6 +17,7 @@ import type { HttpMethod } from "@effect/platform/HttpMethod"
 import type * as HttpRouter from "@effect/platform/HttpRouter"
 import { Schema } from "effect"
 import * as OperationDocs from "./internal/operationDocs.js"
+import * as ProtocolError from "./ProtocolError.js"
 
 /**
  * The version segment every path starts with.
@@ -43,15 +44,15 @@ export const openApiPath = "/v1/openapi.json" as const
 export const docsPath = "/v1/docs" as const
 
 /**
- * The `Error` body of `code`, with its status.
+ * The `Error` body of `code`, answered with its status (`ProtocolError.statusByCode`).
  *
  * @since 1.0.0
  * @category schemas
  */
-export const errorOf = (code: ApiError.ErrorCode) =>
-  ApiError.ErrorBody.annotations({
+export const errorOf = (code: ProtocolError.ErrorCode) =>
+  ProtocolError.ErrorBody.annotations({
     identifier: "Error",
-    ...HttpApiSchema.annotations({ status: ApiError.statusByCode[code] })
+    ...HttpApiSchema.annotations({ status: ProtocolError.statusByCode[code] })
   })
 
 /**

@@ -1,13 +1,104 @@
 /**
- * The errors that belong to HTTP itself rather than to the interface's
- * operations: requests refused before routing (`InvalidHttp`), unknown
- * routes, unreadable path parameters, wrong methods, and bodies that are too
- * large, of another media type or encoding, or not JSON. Each carries its
- * code of decisions.md.
+ * HTTP's side of the errors: the codes of the `Error` body (core's domain
+ * codes and four only HTTP raises), the status each is answered with, the
+ * body itself, and the errors the adapter raises before any operation runs
+ * (decisions.md; record 0062).
  *
  * @since 1.0.0
  */
-import { Data } from "effect"
+import { ApiError } from "@animal-store/core"
+import { Data, Schema } from "effect"
+
+/**
+ * The codes that only HTTP raises: no operation fails with them.
+ *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const ProtocolCode = Schema.Literal(
+  "method_not_allowed",
+  "payload_too_large",
+  "unsupported_media_type",
+  "expectation_failed"
+)
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type ProtocolCode = typeof ProtocolCode.Type
+
+/**
+ * The closed set of codes of the `Error` body, each with the status it is
+ * answered with.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const statusByCode = {
+  invalid_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  idempotency_key_in_use: 409,
+  gone: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  expectation_failed: 417,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  api_key_banned: 429,
+  internal_error: 500,
+  service_unavailable: 503
+} as const satisfies Record<ApiError.ErrorCode | ProtocolCode, number>
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type ErrorCode = keyof typeof statusByCode
+
+/**
+ * @since 1.0.0
+ * @category schemas
+ */
+export const ErrorCode = Schema.Literal(
+  ...(Object.keys(statusByCode) as [ErrorCode, ...Array<ErrorCode>])
+)
+
+/**
+ * The `Error` body of every error response.
+ *
+ * @since 1.0.0
+ * @category schemas
+ */
+export const ErrorBody = Schema.Struct({
+  code: ErrorCode,
+  message: Schema.String,
+  status: Schema.Int,
+  details: Schema.optional(Schema.Array(ApiError.ErrorDetail))
+}).annotations({ identifier: "Error" })
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type ErrorBody = typeof ErrorBody.Type
+
+/**
+ * Builds an `Error` body whose `status` matches its code.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const makeBody = (
+  code: ErrorCode,
+  message: string,
+  details?: ReadonlyArray<ApiError.ErrorDetail>
+): ErrorBody =>
+  details === undefined
+    ? { code, message, status: statusByCode[code] }
+    : { code, message, status: statusByCode[code], details }
 
 /**
  * No route has this path (`GET /store/orders` included): 404 `not_found`.

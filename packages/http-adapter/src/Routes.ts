@@ -1,19 +1,30 @@
 /**
- * Which route a request is for, from the route table `PetsApi.endpoints` (its paths
- * under the base path `/v1`) and the two documents: an operation, a
- * document, `OPTIONS` of a known path (204 with `Allow`), an unknown path
- * (404; `/store/orders` is not served) or a known path with another method
- * (405 with `Allow`), or a probe (`/healthz`, `/readyz`, outside the base
- * path: `Health`). `HEAD` is answered on every `GET` route as that route.
- * Path parameters match any one non-empty segment. Absolute-form targets
- * (`http://host/v1/pets`) are read as their path.
+ * Which route a request is for: an operation of `PetsApi.endpoints` under
+ * `/v1`, a document, a probe (`/healthz`, `/readyz`: `Health`), `OPTIONS`
+ * of a known path, an unknown path (404) or a known path with another
+ * method (405). `HEAD` is answered on every `GET` route as that route.
  *
  * @since 1.0.0
  */
 import type { PetOperations } from "@animal-store/core"
 import { Record } from "effect"
-import { healthzPath, readyzPath } from "./Health.js"
 import { basePath, docsPath, endpoints, openApiPath } from "./PetsApi.js"
+
+/**
+ * The liveness probe's path (outside the base path).
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const healthzPath = "/healthz"
+
+/**
+ * The readiness probe's path (outside the base path).
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const readyzPath = "/readyz"
 
 /**
  * @since 1.0.0

@@ -1,6 +1,7 @@
-import { AccessConfig, AnimalStore, ApiError, ApiKeyAuth, PetOperations } from "@animal-store/core"
+import { AccessConfig, AnimalStore, ApiKeyAuth, PetOperations } from "@animal-store/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Layer, ManagedRuntime, Redacted, Schema } from "effect"
+import * as ProtocolError from "../src/ProtocolError.js"
 import * as WebHandler from "../src/WebHandler.js"
 import type { HostileRequest, StoredPet } from "./support/HostileRequest.js"
 import {
@@ -130,13 +131,13 @@ const expectRateLimitHeaders = (response: Response) => {
   expect(String(response.headers.get("ratelimit"))).toMatch(/^"minute";r=\d+;t=\d+/)
 }
 
-const decodeErrorBody = Schema.decodeUnknownSync(ApiError.ErrorBody)
+const decodeErrorBody = Schema.decodeUnknownSync(ProtocolError.ErrorBody)
 
 const expectErrorBody = (response: Response, text: string) => {
   expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8")
   const body = decodeErrorBody(JSON.parse(text), { onExcessProperty: "error" })
   expect(body.status).toBe(response.status)
-  expect(ApiError.statusByCode[body.code]).toBe(response.status)
+  expect(ProtocolError.statusByCode[body.code]).toBe(response.status)
   if (response.status === 401) expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="animal-store"/)
   if (response.status === 405) {
     expect(response.headers.get("allow")).toMatch(/^GET, HEAD, OPTIONS(, POST)?$/)

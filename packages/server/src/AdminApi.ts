@@ -7,6 +7,7 @@
  */
 import type { StoreError } from "@animal-store/core"
 import { ApiError, ApiKey, KeyAdministration, Plan } from "@animal-store/core"
+import { ProtocolError } from "@animal-store/http-adapter"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
@@ -28,7 +29,7 @@ import * as KeyView from "./internal/keyView.js"
 const body = <const Code extends ApiError.ErrorCode>(code: Code) => ({
   code: Schema.Literal(code),
   message: Schema.String,
-  status: Schema.Literal(ApiError.statusByCode[code]),
+  status: Schema.Literal(ProtocolError.statusByCode[code]),
   details: Schema.optional(Schema.Array(ApiError.ErrorDetail))
 })
 
@@ -219,7 +220,7 @@ export class Api extends HttpApi.make("animal-store-admin")
 export const openApiPath = "/admin/v1/openapi.json" as const
 
 const storeFailure = (error: StoreError.StoreError) => {
-  const { message } = ApiError.toBody(error)
+  const { message } = ApiError.describe(error)
   return Effect.zipRight(
     Effect.logError("admin: the store failed").pipe(Effect.annotateLogs({ reason: error.reason, error: error.message })),
     Effect.fail(
@@ -250,7 +251,7 @@ const keysLive = HttpApiBuilder.group(Api, "keys", (handlers) =>
           Effect.map(({ secret, status }) => ({ key: KeyView.viewOf(status), secret: Redacted.value(secret) })),
           Effect.catchTags({
             InvalidRequest: (error) =>
-              Effect.fail(new AdminInvalidRequest({ ...ApiError.toBody(error), code: "invalid_request", status: 400 })),
+              Effect.fail(new AdminInvalidRequest({ ...ApiError.describe(error), code: "invalid_request", status: 400 })),
             StoreError: storeFailure
           })
         ))
@@ -279,7 +280,7 @@ const keysLive = HttpApiBuilder.group(Api, "keys", (handlers) =>
           Effect.catchTags({
             ApiKeyNotFound: notFound,
             InvalidRequest: (error) =>
-              Effect.fail(new AdminInvalidRequest({ ...ApiError.toBody(error), code: "invalid_request", status: 400 })),
+              Effect.fail(new AdminInvalidRequest({ ...ApiError.describe(error), code: "invalid_request", status: 400 })),
             StoreError: storeFailure
           })
         ))

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { ApiError } from "@animal-store/core"
+import { statusByCode } from "../ProtocolError.js"
 
 type Json = Record<string, any>
 
@@ -62,8 +62,6 @@ export const always = (header: HeaderName, as?: string): ResponseHeader => ({ he
 
 /** A header some such responses carry. */
 export const sometimes = (header: HeaderName): ResponseHeader => ({ header, required: false })
-
-const { statusByCode } = ApiError
 
 /** The description of each status of the interface. */
 const descriptions: Readonly<Record<number, string>> = {
