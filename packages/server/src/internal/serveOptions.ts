@@ -13,13 +13,7 @@ import * as AdminToken from "./adminToken.js"
 import { environment, refused, serveDefaults, serveSetting, setting, store } from "./cliOptions.js"
 import * as Settings from "./settings.js"
 
-/**
- * What `serve` runs: the server and, when `ops` is set, its operations
- * listener (`--ops-port`, `--ops-host`).
- *
- * @since 1.0.0
- * @category models
- */
+/** What `serve` runs: the server and, when `ops` is set, its operations listener. */
 export interface ServeOptions extends Supervisor.Options {
   /**
    * The operations listener's address, off when `port` is `undefined`, and
@@ -240,13 +234,7 @@ const serveOptionsOf = (
   workers: flags.workers
 })
 
-/**
- * The options of `serve`: its flags, each over its variable, and the keys
- * of `ANIMAL_STORE_API_KEYS`.
- *
- * @since 1.0.0
- * @category options
- */
+/** The options of `serve`: its flags, each over its variable, and the variables only. */
 export const serveOptions: Options.Options<ServeOptions> = flags.pipe(Options.mapEffect((flags) =>
   Effect.map(
     Effect.zip(provisionedKeys, checkedAdminToken(Option.getOrUndefined(flags.opsPort))),
