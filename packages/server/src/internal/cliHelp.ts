@@ -1,8 +1,7 @@
 /**
- * The help of `animal-store` and its commands, drawn from @effect/cli's own
- * (`Command.getHelp`) without its generic lines (a value's type, "can be set
- * from environment variables": each description names its variable and
- * default) and without its built-in options but `--help` and `--version`
+ * The help of `animal-store` and its commands (record 0052): @effect/cli's own
+ * (`Command.getHelp`) without its generic lines (each description names its
+ * variable and default) and its built-in options but `--help` and `--version`
  * (its `--log-level` would shadow `serve`'s). Plain text unless `color`.
  */
 import * as CliConfig from "@effect/cli/CliConfig"
@@ -121,6 +120,7 @@ export const render = (doc: HelpDoc.HelpDoc, color: boolean): string =>
  * The command whose help `argv` asks for, if it does: `help [command]`,
  * `-h`/`--help` (before any `--`), or a command that only groups others,
  * alone. `undefined` otherwise (a command line to run, or an unknown command).
+ * Found before @effect/cli parses: it would print its own help (record 0066).
  */
 export const requested = (argv: ReadonlyArray<string>, entries: ReadonlyArray<Entry>): Entry | undefined => {
   const asHelp = argv[0] === "help"

@@ -10,38 +10,16 @@ import { Config, ConfigProvider, Data, Either } from "effect"
 import * as StoreLocation from "../StoreLocation.js"
 import * as Settings from "./settings.js"
 
-/**
- * The environment variables read, by name.
- *
- * @since 1.0.0
- * @category models
- */
+/** The environment variables read, by name. */
 export type Env = Readonly<Record<string, string | undefined>>
 
-/**
- * A command line that cannot run: the one line to print.
- *
- * @since 1.0.0
- * @category errors
- */
+/** A command line that cannot run: the one line to print. */
 export class CliError extends Data.TaggedError("CliError")<{ readonly message: string }> {}
 
-/**
- * The defaults of `serve` that are the command line's own (the others are
- * the store's and core's: `StoreLocation.defaultLocation`,
- * `AccessConfig.defaults`).
- *
- * @since 1.0.0
- * @category constants
- */
+/** The defaults of `serve` that are the command line's own (the others: `StoreLocation`'s and `AccessConfig`'s). */
 export const serveDefaults = { port: 8080, host: "127.0.0.1" } as const
 
-/**
- * The flags of `serve` and their environment variables.
- *
- * @since 1.0.0
- * @category constants
- */
+/** The flags of `serve` and their environment variables. */
 export const serveFlags = {
   "port": "PORT",
   "host": "HOST",
@@ -64,13 +42,7 @@ export const serveFlags = {
   "workers": "ANIMAL_STORE_WORKERS"
 } as const
 
-/**
- * The configuration the flags fall back to: `env`, an empty variable being
- * unset.
- *
- * @since 1.0.0
- * @category constructors
- */
+/** The configuration the flags fall back to: `env`, an empty variable being unset. */
 export const configProvider = (env: Env): ConfigProvider.ConfigProvider =>
   ConfigProvider.fromMap(
     new Map(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""))
