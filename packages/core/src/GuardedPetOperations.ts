@@ -11,15 +11,16 @@ import { Context, Data, Effect, Layer } from "effect"
 import type { ApiError } from "./ApiError.js"
 import { ApiKeyBanned, RateLimited } from "./ApiError.js"
 import type { Principal } from "./ApiKey.js"
+import type { ApiKeyAuthService } from "./ApiKeyAuth.js"
 import { ApiKeyAuth } from "./ApiKeyAuth.js"
-import type { Deprecation } from "./DeprecationPolicy.js"
+import type { Deprecation, DeprecationPolicyService } from "./DeprecationPolicy.js"
 import { DeprecationPolicy } from "./DeprecationPolicy.js"
 import type { PetPage } from "./ListPetsQuery.js"
 import type { Pet } from "./Pet.js"
 import type { OperationName } from "./PetOperations.js"
 import * as PetInput from "./PetInput.js"
 import { PetOperations } from "./PetOperations.js"
-import type { RateLimitDecision, RateLimitSubject } from "./PlanRateLimiter.js"
+import type { PlanRateLimiterService, RateLimitDecision, RateLimitSubject } from "./PlanRateLimiter.js"
 import { PlanRateLimiter } from "./PlanRateLimiter.js"
 import type { StoreError } from "./StoreError.js"
 import * as Tracing from "./internal/tracing.js"
@@ -174,25 +175,23 @@ const addressOf = (request: ClientRequest): RateLimitSubject => ({ _tag: "Addres
 
 const keyOf = (principal: Principal): RateLimitSubject => ({ _tag: "Key", principal })
 
-/**
- * Builds the guarded operations. The order of the checks is: authenticate
- * (without a valid key, the per-address limit, then 401 for an operation),
- * ban and rate limits of the key, deprecation, then the operation.
- *
- * @since 1.0.0
- * @category constructors
- */
-export const make: Effect.Effect<
-  GuardedPetOperationsService,
-  never,
-  PetOperations | ApiKeyAuth | PlanRateLimiter | DeprecationPolicy
-> = Effect.gen(function*() {
-  const operations = yield* PetOperations
-  const auth = yield* ApiKeyAuth
-  const limiter = yield* PlanRateLimiter
-  const policy = yield* DeprecationPolicy
-  const span = yield* Tracing.span
+/** The outcome of an admitted operation: its value or its failure, with the admission's metadata. */
+const settle = <A>(
+  { meta, principal }: Admission,
+  operation: Effect.Effect<A, ApiError | StoreError>
+): Effect.Effect<Guarded<A>, GuardedFailure> =>
+  Effect.mapBoth(operation, {
+    onFailure: (error) => new GuardedFailure({ error, meta, principal }),
+    onSuccess: (value) => ({ value, meta })
+  })
 
+/** `admit` and `admitKeyless` on the key store's authentication, the limiter and the deprecation policy. */
+const admission = (
+  auth: ApiKeyAuthService,
+  limiter: PlanRateLimiterService,
+  policy: DeprecationPolicyService,
+  span: Tracing.Span
+): Pick<GuardedPetOperationsService, "admit" | "admitKeyless"> => {
   /** Counts one request of `subject`: its metadata when accepted, its refusal otherwise. */
   const count = (subject: RateLimitSubject, deprecation: Deprecation | undefined): Effect.Effect<ResponseMeta, GuardedFailure> =>
     Effect.matchEffect(limiter.check(subject), {
@@ -235,40 +234,46 @@ export const make: Effect.Effect<
       )
     ))
 
-  /** The outcome of an admitted operation: its value or its failure, with the admission's metadata. */
-  const settle = <A>(
-    { meta, principal }: Admission,
-    operation: Effect.Effect<A, ApiError | StoreError>
-  ): Effect.Effect<Guarded<A>, GuardedFailure> =>
-    Effect.mapBoth(operation, {
-      onFailure: (error) => new GuardedFailure({ error, meta, principal }),
-      onSuccess: (value) => ({ value, meta })
-    })
+  return { admit, admitKeyless }
+}
 
+/**
+ * Builds the guarded operations. The order of the checks is: authenticate
+ * (without a valid key, the per-address limit, then 401 for an operation),
+ * ban and rate limits of the key, deprecation, then the operation.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make: Effect.Effect<
+  GuardedPetOperationsService,
+  never,
+  PetOperations | ApiKeyAuth | PlanRateLimiter | DeprecationPolicy
+> = Effect.gen(function*() {
+  const operations = yield* PetOperations
+  const { admit, admitKeyless } = admission(yield* ApiKeyAuth, yield* PlanRateLimiter, yield* DeprecationPolicy, yield* Tracing.span)
   return {
     admit,
     admitKeyless,
     listPets: (request, query) =>
-      Effect.flatMap(admit(request, "listPets"), (admission) =>
-        settle(admission, Effect.flatMap(PetInput.decodeListPetsQuery(query), operations.listPets))),
+      Effect.flatMap(admit(request, "listPets"), (admitted) =>
+        settle(admitted, Effect.flatMap(PetInput.decodeListPetsQuery(query), operations.listPets))),
     createPet: (request, body, options) =>
-      Effect.flatMap(admit(request, "createPet"), (admission) => {
+      Effect.flatMap(admit(request, "createPet"), (admitted) => {
         const idempotencyKey = options?.idempotencyKey
         const created = Effect.flatMap(PetInput.decodeNewPet(body), (pet) =>
           operations.createPet(
             pet,
-            idempotencyKey === undefined
-              ? undefined
-              : { idempotencyKey, idempotencyScope: admission.principal.keyId, body }
+            idempotencyKey === undefined ? undefined : { idempotencyKey, idempotencyScope: admitted.principal.keyId, body }
           ))
-        return Effect.map(settle(admission, created), ({ meta, value: { pet, replayed } }) => ({
+        return Effect.map(settle(admitted, created), ({ meta, value: { pet, replayed } }) => ({
           value: pet,
           meta: replayed ? { ...meta, idempotentReplayed: true as const } : meta
         }))
       }),
     getPet: (request, id) =>
-      Effect.flatMap(admit(request, "getPet"), (admission) =>
-        settle(admission, Effect.flatMap(PetInput.decodePetId(id), operations.getPet)))
+      Effect.flatMap(admit(request, "getPet"), (admitted) =>
+        settle(admitted, Effect.flatMap(PetInput.decodePetId(id), operations.getPet)))
   }
 })
 

@@ -76,26 +76,26 @@ const keyless = (
   }
 }
 
+/** An admitted operation, finished with its admission's metadata and key; a defect answered 500. */
+const operation = (
+  { finish, handlers }: Routing,
+  served: Served,
+  matched: Extract<Routes.Route, { readonly _tag: "Operation" }>,
+  { meta, principal }: GuardedPetOperations.Admission
+): Effect.Effect<HttpExchange.Response> => {
+  const params = decodeParams(matched.params)
+  const response = params === undefined
+    ? Effect.succeed(ErrorResponse.make(new MalformedPathParameter()))
+    : handlers[matched.operation]({ request: served.request, params, principal })
+  return Effect.matchCauseEffect(response, {
+    onFailure: (cause) => Effect.flatMap(defect(cause), (answer) => finish(served, answer, meta, principal.keyId)),
+    onSuccess: (answer) => finish(served, answer, meta, principal.keyId)
+  })
+}
+
 /** @internal */
 export const make = (routing: Routing): Serve => {
-  const { clientAddressOf, credentialOf, documents, finish, guarded, handlers, readyz, report, timed } = routing
-
-  /** An admitted operation, finished with its admission's metadata and key; a defect answered 500. */
-  const operation = (
-    served: Served,
-    matched: Extract<Routes.Route, { readonly _tag: "Operation" }>,
-    { meta, principal }: GuardedPetOperations.Admission
-  ): Effect.Effect<HttpExchange.Response> => {
-    const params = decodeParams(matched.params)
-    const response = params === undefined
-      ? Effect.succeed(ErrorResponse.make(new MalformedPathParameter()))
-      : handlers[matched.operation]({ request: served.request, params, principal })
-    return Effect.matchCauseEffect(response, {
-      onFailure: (cause) => Effect.flatMap(defect(cause), (answer) => finish(served, answer, meta, principal.keyId)),
-      onSuccess: (answer) => finish(served, answer, meta, principal.keyId)
-    })
-  }
-
+  const { clientAddressOf, credentialOf, documents, finish, guarded, readyz, report, timed } = routing
   return (request, requestId, clock, traceId) => {
     const path = Routes.pathOf(request.url)
     const matched = Routes.match(request.method, path)
@@ -126,7 +126,7 @@ export const make = (routing: Routing): Serve => {
     if (matched._tag === "Operation") {
       return Effect.matchEffect(guarded.admit(client, matched.operation), {
         onFailure: refused,
-        onSuccess: (admission) => operation(served, matched, admission)
+        onSuccess: (admission) => operation(routing, served, matched, admission)
       })
     }
     return Effect.matchEffect(guarded.admitKeyless(client), {
