@@ -130,6 +130,13 @@ export const linkBaseOf = (baseUrl: string | undefined): string => {
   }
 }
 
+/** `response` with the request id `requestId`. */
+const withRequestId = (response: HttpExchange.Response, requestId: string): HttpExchange.Response => ({
+  status: response.status,
+  headers: Object.assign({}, response.headers, { [RequestId.header]: requestId }),
+  body: response.body
+})
+
 /**
  * The API on the `GuardedPetOperations` and `PetOperations` of the store:
  * the handler of requests and the handler of requests the parser rejected.
@@ -176,13 +183,6 @@ export const makeHandlers = (
     }
     return { handle: traced ? Tracing.withServerSpan(untraced) : untraced, reject: Rejections.make(guarded, finish) }
   })
-
-/** `response` with the request id `requestId`. */
-const withRequestId = (response: HttpExchange.Response, requestId: string): HttpExchange.Response => ({
-  status: response.status,
-  headers: Object.assign({}, response.headers, { [RequestId.header]: requestId }),
-  body: response.body
-})
 
 /**
  * The API on the `GuardedPetOperations` and `PetOperations` of the store.
