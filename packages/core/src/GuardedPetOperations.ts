@@ -1,9 +1,9 @@
 /**
- * The operations on behalf of a client: each call authenticates the bearer
- * credential (or limits the client address when there is none valid), applies
- * the ban and the rate limits, the deprecation policy, and then the operation.
- * Success and failure both carry the rate-limit and deprecation metadata, so
- * every response of every adapter can carry its headers.
+ * Admission of a client's request: authentication (or the client address's
+ * limit without a valid key), ban, rate limits and deprecation, as one step
+ * that yields the admitted key and the metadata every response carries.
+ * An adapter admits, then calls `PetOperations` itself; `listPets`,
+ * `createPet` and `getPet` are that sequence for the Promise facade.
  *
  * @since 1.0.0
  */
@@ -11,15 +11,16 @@ import { Context, Data, Effect, Layer } from "effect"
 import type { ApiError } from "./ApiError.js"
 import { ApiKeyBanned, RateLimited } from "./ApiError.js"
 import type { Principal } from "./ApiKey.js"
+import type { ApiKeyAuthService } from "./ApiKeyAuth.js"
 import { ApiKeyAuth } from "./ApiKeyAuth.js"
-import type { Deprecation } from "./DeprecationPolicy.js"
+import type { Deprecation, DeprecationPolicyService } from "./DeprecationPolicy.js"
 import { DeprecationPolicy } from "./DeprecationPolicy.js"
 import type { PetPage } from "./ListPetsQuery.js"
 import type { Pet } from "./Pet.js"
 import type { OperationName } from "./PetOperations.js"
 import * as PetInput from "./PetInput.js"
 import { PetOperations } from "./PetOperations.js"
-import type { RateLimitDecision, RateLimitSubject } from "./PlanRateLimiter.js"
+import type { PlanRateLimiterService, RateLimitDecision, RateLimitSubject } from "./PlanRateLimiter.js"
 import { PlanRateLimiter } from "./PlanRateLimiter.js"
 import type { StoreError } from "./StoreError.js"
 import * as Tracing from "./internal/tracing.js"
@@ -127,22 +128,15 @@ export interface GuardedPetOperationsService {
    * against its client address otherwise, and is refused only by the limits.
    */
   readonly admitKeyless: (request: ClientRequest) => Effect.Effect<KeylessAdmission, GuardedFailure>
-  /**
-   * Admits a request for `operation`, then runs `f` as the admitted key: the
-   * one composition of every adapter (the HTTP handler, the Promise facade,
-   * the operations below). Failures of `f` carry the admission's metadata.
-   */
-  readonly run: <A, E extends ApiError | StoreError, R>(
-    request: ClientRequest,
-    operation: OperationName,
-    f: (principal: Principal) => Effect.Effect<A, E, R>
-  ) => Effect.Effect<Guarded<A>, GuardedFailure, R>
+  /** Admits, decodes `query` and lists; a failure carries the admission's metadata. */
   readonly listPets: (request: ClientRequest, query: unknown) => Effect.Effect<Guarded<PetPage>, GuardedFailure>
+  /** Admits, decodes `body` and creates; a replay is marked in `meta`. */
   readonly createPet: (
     request: ClientRequest,
     body: unknown,
     options?: GuardedCreatePetOptions
   ) => Effect.Effect<Guarded<Pet>, GuardedFailure>
+  /** Admits, decodes `id` and reads. */
   readonly getPet: (request: ClientRequest, id: unknown) => Effect.Effect<Guarded<Pet>, GuardedFailure>
 }
 
@@ -181,25 +175,23 @@ const addressOf = (request: ClientRequest): RateLimitSubject => ({ _tag: "Addres
 
 const keyOf = (principal: Principal): RateLimitSubject => ({ _tag: "Key", principal })
 
-/**
- * Builds the guarded operations. The order of the checks is: authenticate
- * (without a valid key, the per-address limit, then 401 for an operation),
- * ban and rate limits of the key, deprecation, then the operation.
- *
- * @since 1.0.0
- * @category constructors
- */
-export const make: Effect.Effect<
-  GuardedPetOperationsService,
-  never,
-  PetOperations | ApiKeyAuth | PlanRateLimiter | DeprecationPolicy
-> = Effect.gen(function*() {
-  const operations = yield* PetOperations
-  const auth = yield* ApiKeyAuth
-  const limiter = yield* PlanRateLimiter
-  const policy = yield* DeprecationPolicy
-  const span = yield* Tracing.span
+/** The outcome of an admitted operation: its value or its failure, with the admission's metadata. */
+const settle = <A>(
+  { meta, principal }: Admission,
+  operation: Effect.Effect<A, ApiError | StoreError>
+): Effect.Effect<Guarded<A>, GuardedFailure> =>
+  Effect.mapBoth(operation, {
+    onFailure: (error) => new GuardedFailure({ error, meta, principal }),
+    onSuccess: (value) => ({ value, meta })
+  })
 
+/** `admit` and `admitKeyless` on the key store's authentication, the limiter and the deprecation policy. */
+const admission = (
+  auth: ApiKeyAuthService,
+  limiter: PlanRateLimiterService,
+  policy: DeprecationPolicyService,
+  span: Tracing.Span
+): Pick<GuardedPetOperationsService, "admit" | "admitKeyless"> => {
   /** Counts one request of `subject`: its metadata when accepted, its refusal otherwise. */
   const count = (subject: RateLimitSubject, deprecation: Deprecation | undefined): Effect.Effect<ResponseMeta, GuardedFailure> =>
     Effect.matchEffect(limiter.check(subject), {
@@ -242,41 +234,46 @@ export const make: Effect.Effect<
       )
     ))
 
-  const run = <A, E extends ApiError | StoreError, R>(
-    request: ClientRequest,
-    operation: OperationName,
-    f: (principal: Principal) => Effect.Effect<A, E, R>
-  ): Effect.Effect<Guarded<A>, GuardedFailure, R> =>
-    Effect.flatMap(admit(request, operation), ({ meta, principal }) =>
-      Effect.mapBoth(f(principal), {
-        onFailure: (error) => new GuardedFailure({ error, meta, principal }),
-        onSuccess: (value) => ({ value, meta })
-      }))
+  return { admit, admitKeyless }
+}
 
+/**
+ * Builds the guarded operations. The order of the checks is: authenticate
+ * (without a valid key, the per-address limit, then 401 for an operation),
+ * ban and rate limits of the key, deprecation, then the operation.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make: Effect.Effect<
+  GuardedPetOperationsService,
+  never,
+  PetOperations | ApiKeyAuth | PlanRateLimiter | DeprecationPolicy
+> = Effect.gen(function*() {
+  const operations = yield* PetOperations
+  const { admit, admitKeyless } = admission(yield* ApiKeyAuth, yield* PlanRateLimiter, yield* DeprecationPolicy, yield* Tracing.span)
   return {
     admit,
     admitKeyless,
-    run,
     listPets: (request, query) =>
-      run(request, "listPets", () => Effect.flatMap(PetInput.decodeListPetsQuery(query), operations.listPets)),
+      Effect.flatMap(admit(request, "listPets"), (admitted) =>
+        settle(admitted, Effect.flatMap(PetInput.decodeListPetsQuery(query), operations.listPets))),
     createPet: (request, body, options) =>
-      run(request, "createPet", (principal) =>
-        Effect.flatMap(PetInput.decodeNewPet(body), (pet) =>
+      Effect.flatMap(admit(request, "createPet"), (admitted) => {
+        const idempotencyKey = options?.idempotencyKey
+        const created = Effect.flatMap(PetInput.decodeNewPet(body), (pet) =>
           operations.createPet(
             pet,
-            options?.idempotencyKey === undefined ? undefined : {
-              idempotencyKey: options.idempotencyKey,
-              idempotencyScope: principal.keyId,
-              body
-            }
-          ))).pipe(
-          // A replay is marked in `meta`.
-          Effect.map(({ meta, value: { pet, replayed } }) => ({
-            value: pet,
-            meta: replayed ? { ...meta, idempotentReplayed: true as const } : meta
-          }))
-        ),
-    getPet: (request, id) => run(request, "getPet", () => Effect.flatMap(PetInput.decodePetId(id), operations.getPet))
+            idempotencyKey === undefined ? undefined : { idempotencyKey, idempotencyScope: admitted.principal.keyId, body }
+          ))
+        return Effect.map(settle(admitted, created), ({ meta, value: { pet, replayed } }) => ({
+          value: pet,
+          meta: replayed ? { ...meta, idempotentReplayed: true as const } : meta
+        }))
+      }),
+    getPet: (request, id) =>
+      Effect.flatMap(admit(request, "getPet"), (admitted) =>
+        settle(admitted, Effect.flatMap(PetInput.decodePetId(id), operations.getPet)))
   }
 })
 

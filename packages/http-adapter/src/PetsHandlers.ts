@@ -1,12 +1,8 @@
 /**
- * The handlers of the operations: each decodes its request with core's
- * `PetInput` and calls one of core's trusted `PetOperations` (the request
- * was already admitted by
- * `RequestHandler`) and the result to its response: 200 with the pets and
- * `Link: <...>; rel="next"` when there are more, 201 with the pet and
- * `Location` (and `Idempotent-Replayed: true` when an `Idempotency-Key`
- * replayed the first request's animal), 200 with the pet. Every failure is
- * answered by `ErrorResponse`.
+ * The handlers of the operations, for a request already admitted: each
+ * decodes its input with core's `PetInput`, calls core's `PetOperations` and
+ * answers with the result (200, 201 with `Location`, `Link` to a next page)
+ * or with `ErrorResponse` for a failure.
  *
  * @since 1.0.0
  */

@@ -1,8 +1,7 @@
 /**
- * Store faults as an operator meets them (decisions.md "Faults"): logged once when one starts
- * (the first request refused by a store failure while none is open) and once when it ends (the
- * store's readiness check passes again, tried once a second), and counted when each starts; each
- * request refused so is counted by the failure's reason.
+ * Store faults as an operator meets them (decisions.md "Faults"): each request
+ * refused by a store failure is counted by reason; a fault is logged and
+ * counted when it starts, and logged when the store's readiness passes again.
  *
  * @internal
  */

@@ -1,7 +1,9 @@
 /**
- * The server span of a request, when the host runs with tracing enabled: a
+ * The server span of a request, when the host has its tracer enabled: a
  * child of the W3C `traceparent` it came with, named and annotated after the
  * OpenTelemetry HTTP semantic conventions, with its request id.
+ *
+ * @internal
  */
 import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
@@ -10,14 +12,8 @@ import * as HttpExchange from "../HttpExchange.js"
 import * as RequestObserver from "../RequestObserver.js"
 import * as Routes from "../Routes.js"
 
-/** Effect's native tracer: the one of the default services, which exports nothing. */
-const nativeTracer = Effect.runSync(Effect.tracer)
-
-/** Whether the running fiber has tracing enabled with a tracer other than the native one. */
-export const enabled: Effect.Effect<boolean> = Effect.map(
-  Effect.zip(FiberRef.get(FiberRef.currentTracerEnabled), Effect.tracer),
-  ([on, tracer]) => on && tracer !== nativeTracer
-)
+/** Whether the running fiber has its tracer enabled (`Effect.withTracerEnabled`): the one tracing switch. */
+export const enabled: Effect.Effect<boolean> = FiberRef.get(FiberRef.currentTracerEnabled)
 
 /** The id of the request: the one it answers with, else the one it came with. */
 const requestIdOf = (request: HttpExchange.Request, response: HttpExchange.Response): string | undefined => {

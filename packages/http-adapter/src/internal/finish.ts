@@ -1,0 +1,119 @@
+/**
+ * Finishing a response: the admission's headers, the request id and CORS on
+ * it, then the request's access line and its observation.
+ *
+ * @internal
+ */
+import type { ApiError, GuardedPetOperations, StoreError } from "@animal-store/core"
+import type { Clock } from "effect"
+import { Effect } from "effect"
+import * as AccessLog from "../AccessLog.js"
+import type * as Cors from "../Cors.js"
+import type * as HttpExchange from "../HttpExchange.js"
+import * as RequestId from "../RequestId.js"
+import * as RequestObserver from "../RequestObserver.js"
+import * as ResponseHeaders from "../ResponseHeaders.js"
+import type * as Routes from "../Routes.js"
+
+/** What finishing needs of a request beyond its response: known once it has been read. @internal */
+export interface Served {
+  readonly request: HttpExchange.Request
+  readonly path: string
+  /** When it was received; 0 when nothing records its duration. */
+  readonly started: number
+  readonly client: GuardedPetOperations.ClientRequest
+  /** `undefined`: a request the parser rejected. */
+  readonly matched: Routes.Route | undefined
+  readonly clock: Clock.Clock
+  readonly requestId: string
+  /** The id of the request's trace, when traced. */
+  readonly traceId: string | undefined
+}
+
+/** How responses are finished. @internal */
+export interface Settings {
+  readonly linkBase: string
+  readonly cors: Cors.Cors | undefined
+  /** `false`: no access line (off, or below the minimum log level). */
+  readonly accessLog: boolean | AccessLog.Writer
+  /** Whether a probe's line (Debug) passes the minimum log level. */
+  readonly probeLog: boolean
+  readonly observe: RequestObserver.Observer | undefined
+}
+
+/** Finishes `response`, answered with `meta` as the key `keyId` (failing with `error`, a refusal). @internal */
+export type Finish = (
+  served: Served,
+  response: HttpExchange.Response,
+  meta: GuardedPetOperations.ResponseMeta,
+  keyId: string | undefined,
+  error?: ApiError.ApiError | StoreError.StoreError
+) => Effect.Effect<HttpExchange.Response>
+
+/** The access line's path: `path` (the request's, from `url`) with the query string of `url`. */
+const withQuery = (url: string, path: string): string => {
+  const query = url.indexOf("?")
+  return query === -1 ? path : path + url.slice(query)
+}
+
+/** Whether finishing records anything: an access line or an observation. @internal */
+export const records = (settings: Settings): boolean => settings.accessLog !== false || settings.observe !== undefined
+
+/** @internal */
+export const make = ({ accessLog, cors, linkBase, observe, probeLog }: Settings): Finish => {
+  const observed = (
+    entry: AccessLog.Entry,
+    served: Served,
+    meta: GuardedPetOperations.ResponseMeta,
+    response: HttpExchange.Response,
+    error: ApiError.ApiError | StoreError.StoreError | undefined
+  ) => {
+    const { operation, route } = RequestObserver.routeOf(served.matched, served.path)
+    observe!({
+      method: entry.method,
+      path: entry.path,
+      status: entry.status,
+      durationMs: entry.durationMs,
+      client: entry.client,
+      keyId: entry.keyId,
+      requestId: entry.requestId,
+      traceId: entry.traceId,
+      probe: entry.probe,
+      operation,
+      route,
+      meta,
+      response,
+      error
+    })
+  }
+
+  return (served, response, meta, keyId, error) => {
+    const { matched, request } = served
+    const finished = served.clock.unsafeCurrentTimeMillis()
+    const stamped = ResponseHeaders.stamp(response, meta, finished, linkBase)
+    const headers = stamped.headers as Record<string, string>
+    headers[RequestId.header] = served.requestId
+    if (cors !== undefined) {
+      cors(request, headers, matched !== undefined && matched._tag === "Options" ? matched.allow : undefined)
+    }
+    const probe = matched !== undefined && matched._tag === "Probe"
+    const logged = accessLog !== false && (!probe || probeLog)
+    if (!logged && observe === undefined) return Effect.succeed(stamped)
+    const entry: AccessLog.Entry = {
+      method: request.method,
+      path: withQuery(request.url, served.path),
+      status: stamped.status,
+      durationMs: finished - served.started,
+      client: served.client.clientAddress,
+      keyId,
+      requestId: served.requestId,
+      traceId: served.traceId,
+      probe: probe ? true : undefined
+    }
+    if (observe !== undefined) observed(entry, served, meta, stamped, error)
+    if (!logged) return Effect.succeed(stamped)
+    if (accessLog === true) return Effect.as(AccessLog.log(entry), stamped)
+    accessLog(entry, new Date(finished))
+    return Effect.succeed(stamped)
+  }
+}
