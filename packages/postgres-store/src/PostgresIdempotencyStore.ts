@@ -15,7 +15,7 @@
  */
 import type { Pet } from "@animal-store/core"
 import { IdempotencyStore } from "@animal-store/core"
-import { SqlStore } from "@animal-store/sql-store"
+import { SqlRow, SqlStore } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Layer, Option } from "effect"
 import { mapStoreError } from "./internal/storeError.js"
@@ -23,6 +23,14 @@ import * as PostgresDatabase from "./PostgresDatabase.js"
 import * as PostgresPetRepository from "./PostgresPetRepository.js"
 
 type LockRow = readonly [fingerprint: string | null, expiresAt: string | null, petId: string | null]
+const stringOrNull = SqlRow.isNullOr(SqlRow.isString)
+const isLockRow: SqlRow.Guard<LockRow> = SqlRow.tuple(stringOrNull, stringOrNull, stringOrNull)
+
+/** The rows a statement changed, from `pg`'s result. */
+const rowCountOf = (result: unknown): number =>
+  typeof result === "object" && result !== null && "rowCount" in result && typeof result.rowCount === "number"
+    ? result.rowCount
+    : 0
 
 /** Ends the transaction of a decision that writes nothing, with a rollback. */
 class NothingWritten extends Data.TaggedError("NothingWritten")<{
@@ -53,10 +61,7 @@ export const make: Effect.Effect<
   const purgeSql = `DELETE FROM ${keys} WHERE ctid IN
     (SELECT ctid FROM ${keys} WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`
   const purge = (now: number, limit: number): Effect.Effect<number, SqlError> =>
-    Effect.map(
-      sql.unsafe(purgeSql, [now, limit]).raw as unknown as Effect.Effect<{ readonly rowCount: number | null }, SqlError>,
-      (result) => result.rowCount ?? 0
-    )
+    Effect.map(sql.unsafe(purgeSql, [now, limit]).raw, rowCountOf)
   const recordOf = (row: LockRow | undefined) =>
     row === undefined || row[0] === null
       ? Effect.succeed(undefined)
@@ -73,7 +78,7 @@ export const make: Effect.Effect<
   return {
     createPet: ({ decide, key, now, pet, scope }) =>
       sql.withTransaction(Effect.gen(function*() {
-        const rows = (yield* sql.unsafe(lockSql, [scope, key]).values) as unknown as ReadonlyArray<LockRow>
+        const rows = yield* SqlRow.values(sql.unsafe(lockSql, [scope, key]), isLockRow)
         const decision = decide(yield* recordOf(rows[0]))
         if (decision._tag !== "Create") return yield* new NothingWritten({ outcome: decision })
         yield* purge(now, SqlStore.purgePerCreate)

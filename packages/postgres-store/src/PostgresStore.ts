@@ -26,13 +26,13 @@ import { Config, Context, Duration, Effect, Layer, Redacted } from "effect"
 import Pg from "pg"
 import * as Prepared from "./internal/prepared.js"
 import { classifier, fromCause, mapStoreError } from "./internal/storeError.js"
+import * as Url from "./internal/url.js"
 import * as PostgresApiKeyStore from "./PostgresApiKeyStore.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
 import * as PostgresIdempotencyStore from "./PostgresIdempotencyStore.js"
 import * as PostgresMigrations from "./PostgresMigrations.js"
 import * as PostgresPetRepository from "./PostgresPetRepository.js"
 import * as PostgresRateLimitStore from "./PostgresRateLimitStore.js"
-import * as PostgresUrl from "./PostgresUrl.js"
 
 /**
  * @since 1.0.0
@@ -83,7 +83,7 @@ const millis = (duration: Duration.DurationInput): number => Math.max(0, Math.ro
 export const makeClient = (options: Options): Effect.Effect<PgClient.PgClient, StoreError.StoreError, Scope.Scope> =>
   Effect.gen(function*() {
     const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
-    const opening = `Connecting to the PostgreSQL database ${PostgresUrl.redact(url)}`
+    const opening = `Connecting to the PostgreSQL database ${Url.redact(url)}`
     const statementTimeout = millis(options.statementTimeout ?? defaults.statementTimeout)
     const connectTimeout = millis(options.connectTimeout ?? defaults.connectTimeout)
     let opened: Pg.Pool | undefined

@@ -11,8 +11,7 @@ import { PetRepository } from "@animal-store/core"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "./database.js"
 import { findByIdSql, insertPet, listStatement } from "./petSql.js"
-import type { PetObject, PetRow } from "./rows.js"
-import { toPet, toPetFromObject } from "./rows.js"
+import { isPetObject, isPetRow, toPet, toPetFromObject } from "./rows.js"
 
 /** @internal */
 export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Database> = Effect.map(
@@ -21,9 +20,9 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Data
     insert: (pet) => database.write("Storing an animal", (statements) => insertPet(statements, pet)),
     findById: (id) =>
       database.read("Reading an animal", (statements) =>
-        Option.map(Option.fromNullable(statements.objects<PetObject>(findByIdSql, id)[0]), toPetFromObject)),
+        Option.map(Option.fromNullable(statements.objects(isPetObject, findByIdSql, id)[0]), toPetFromObject)),
     list: ({ afterId = 0, limit, status }) =>
-      database.read("Listing animals", (statements) => statements.values<PetRow>(...listStatement(status, afterId, limit)).map(toPet))
+      database.read("Listing animals", (statements) => statements.values(isPetRow, ...listStatement(status, afterId, limit)).map(toPet))
   })
 )
 

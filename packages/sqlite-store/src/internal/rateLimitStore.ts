@@ -23,7 +23,7 @@ import type { Statements } from "./database.js"
 import { Database } from "./database.js"
 import * as FileGuard from "./fileGuard.js"
 
-const { columns, countersOf, toState } = RateLimitRow
+const { columns, countersOf, isRateLimitRow, toState } = RateLimitRow
 
 type State = RateLimitStore.RateLimitState
 
@@ -38,7 +38,7 @@ const deleteEndedSql = `DELETE FROM rate_limits WHERE day_start + 86400000 <= ?1
 export const purgeInterval = Duration.minutes(1)
 
 const readOne = (statements: Statements, subject: string): State | undefined => {
-  const row = statements.values<RateLimitRow.RateLimitRow>(selectSql, subject)[0]
+  const row = statements.values(isRateLimitRow, selectSql, subject)[0]
   return row === undefined ? undefined : toState(row)
 }
 
