@@ -1,10 +1,7 @@
 /**
- * `ApiKeyStore` on PostgreSQL. A row holds a key's digest, never its secret;
- * the digest is unique, which makes inserting idempotent, also when several
- * processes insert one digest at once. Keys found by digest are kept for at
- * most `keyCacheTtl`; a revocation or rotation is announced to every store on
- * the database when it commits, and those listening (`PostgresDatabase.listenUrl`)
- * forget their kept keys at once (`internal/foundKeys.ts`).
+ * `ApiKeyStore` on PostgreSQL: rows hold a key's digest, never its secret. Keys found by digest are
+ * kept for at most `keyCacheTtl`, and forgotten at once when a revocation or rotation is announced
+ * (`PostgresDatabase.listenUrl`; record 0038).
  *
  * @since 1.0.0
  */

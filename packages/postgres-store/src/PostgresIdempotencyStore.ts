@@ -1,15 +1,7 @@
 /**
- * `IdempotencyStore` on PostgreSQL, in the `idempotency_keys` table beside
- * `pets`. A keyed create is one transaction: its first statement locks the
- * `(scope, key)` row (creating a placeholder the first time: `INSERT ... ON
- * CONFLICT DO UPDATE` takes the row lock either way and returns the record),
- * then core's rule runs on the record; on `Create` a few expired records are
- * purged, the animal is inserted and the record written, then the
- * transaction commits. Any other decision rolls back: nothing is written (the
- * placeholder of a new key disappears). A concurrent duplicate, in any
- * process, waits for the lock and then replays the committed animal, so the
- * rule's `InUse` never happens on this store; a process killed at any point
- * leaves both the animal and its record or neither.
+ * `IdempotencyStore` on PostgreSQL: a keyed create is one transaction whose first statement locks the
+ * `(scope, key)` row (an upsert of a placeholder); a concurrent duplicate, in any process, waits for it
+ * and replays the committed animal. A decision that writes nothing rolls back (record 0012).
  *
  * @since 1.0.0
  */

@@ -1,9 +1,6 @@
 /**
- * PostgreSQL connection URLs as the store takes them (`postgres://` or
- * `postgresql://`, libpq's URL form), and their form for messages and logs.
- * It imports no driver: a command line can check and print a URL without
- * loading the store (`@animal-store/postgres-store/PostgresUrl`), which
- * `storeUrl` loads when it opens one.
+ * PostgreSQL connection URLs as the store takes them (`postgres://`, `postgresql://`) and their form
+ * for messages. It loads no driver: `storeUrl` imports the store when it opens one.
  *
  * @since 1.0.0
  */

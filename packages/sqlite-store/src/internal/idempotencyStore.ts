@@ -1,18 +1,8 @@
 /**
- * `IdempotencyStore` on SQLite, in the `idempotency_keys` table beside
- * `pets`. A keyed create runs in one `BEGIN IMMEDIATE` transaction:
- * read the key's record, run the rule, and on `Create` purge a few expired
- * records, insert the animal and its record. The write lock is held from the
- * read on, so processes sharing the file serialize on it: a concurrent
- * duplicate replays the first one's animal, and no connection ever sees a
- * claim in progress (the rule's `InUse` never happens on this store).
- *
- * Records are keyed by their animal's id, so appended in creation (and
- * expiry) order: purging deletes from the head of the table. Keys are found
- * through an index in memory (`keyIndex.ts`), caught up inside the write
- * transaction from the records appended since the last one read; each
- * candidate is checked against its row, so a record purged, replaced or
- * rolled back is no record.
+ * `IdempotencyStore` on SQLite: a keyed create is one `BEGIN IMMEDIATE` transaction (read the record,
+ * run the rule, purge a few expired records, insert the animal and its record), so processes sharing
+ * the file serialize on it and the rule's `InUse` never happens. Records are appended in expiry order;
+ * keys are found through an index in memory (`keyIndex.ts`; record 0005).
  *
  * @internal
  */

@@ -1,9 +1,6 @@
 /**
- * `PetRepository` on SQLite. Ids come from `INTEGER PRIMARY KEY
- * AUTOINCREMENT` (increasing, never reused); a listing is one range scan of
- * the primary key, or of the `(status, id)` index when filtered by status.
- * One row is read as an object, many as arrays (cheaper each way through
- * the client).
+ * `PetRepository` on SQLite: ids from `INTEGER PRIMARY KEY AUTOINCREMENT`, a listing one range scan
+ * (record 0007); one row is read as an object, many as arrays.
  *
  * @internal
  */

@@ -1,16 +1,7 @@
 /**
- * `RateLimitStore` on SQLite. `modify` reads a subject's row, runs the rule
- * and writes the new row in one `BEGIN IMMEDIATE` transaction
- * (`database.ts`): the write lock is held from the read on, so processes
- * sharing the file count every request exactly once. While writes fail with
- * a fault of the files (`fileGuard.ts`), requests are counted in memory from
- * the stored state, so reads keep working; those counts are dropped once a
- * write works again. `get` reads the row, outside any transaction.
- *
- * Rows whose windows and ban have all ended hold nothing the rule reads
- * (it counts from zero, as for a subject without a row): they are deleted
- * once a minute, so the table grows with the subjects counted in the last
- * day, not with time.
+ * `RateLimitStore` on SQLite: `modify` reads, runs the rule and writes a subject's row in one
+ * `BEGIN IMMEDIATE` transaction; during a write fault of the files requests are counted in memory
+ * (record 0033). Rows whose windows and ban have ended are deleted once a minute.
  *
  * @internal
  */
