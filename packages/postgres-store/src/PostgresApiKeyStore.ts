@@ -1,16 +1,12 @@
 /**
- * `ApiKeyStore` on PostgreSQL. A row holds a key's digest, never its secret;
- * the digest is unique, which makes inserting idempotent, also when several
- * processes insert one digest at once. Keys found by digest are kept for at
- * most `keyCacheTtl`; a revocation or rotation is announced to every store on
- * the database when it commits, and those listening (`PostgresDatabase.listenUrl`)
- * forget their kept keys at once (`internal/foundKeys.ts`).
+ * `ApiKeyStore` on PostgreSQL: rows hold a key's digest, never its secret. Keys found by digest are
+ * kept for at most `keyCacheTtl`, and forgotten at once when a revocation or rotation is announced
+ * (`PostgresDatabase.listenUrl`; record 0038).
  *
  * @since 1.0.0
  */
 import { ApiKeyStore } from "@animal-store/core"
-import { ApiKeyRow } from "@animal-store/sql-store"
-import type { SqlError } from "@effect/sql/SqlError"
+import { ApiKeyRow, SqlRow } from "@animal-store/sql-store"
 import type { Scope } from "effect"
 import { Duration, Effect, Layer, Option } from "effect"
 import * as FoundKeys from "./internal/foundKeys.js"
@@ -62,9 +58,10 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Postgres
     const rotateSql = `WITH r AS (UPDATE ${keys} SET previous_digest = digest, previous_prefix = prefix, previous_until = $3,
         digest = $1, prefix = $2 WHERE id = $4 RETURNING ${columns})
       SELECT ${columns}, pg_notify($5, 'rotated')::text FROM r`
+    // `revokeSql` and `rotateSql` return one more column, after the key's.
     const rows = (text: string, params: ReadonlyArray<unknown> = []) =>
-      sql.unsafe(text, params).values as unknown as Effect.Effect<ReadonlyArray<ApiKeyRow.ApiKeyRow>, SqlError>
-    const findRows = Prepared.values<ApiKeyRow.ApiKeyRow>(database, findByDigestSql)
+      SqlRow.values(sql.unsafe(text, params), ApiKeyRow.isApiKeyRow)
+    const findRows = Prepared.values(database, findByDigestSql, ApiKeyRow.isApiKeyRow)
     const findByDigest = (digest: string) =>
       Effect.map(findRows([digest]), (found) => Option.map(Option.fromNullable(found[0]), ApiKeyRow.toApiKey))
     const findKept = (digest: string) =>
@@ -80,10 +77,7 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Postgres
     /** The key a notifying statement changed, if any; every kept key forgotten. */
     const changed = (returned: ReadonlyArray<ApiKeyRow.ApiKeyRow>) => {
       found.forget()
-      return Option.map(
-        Option.fromNullable(returned[0]),
-        (row) => ApiKeyRow.toApiKey(row.slice(0, -1) as unknown as ApiKeyRow.ApiKeyRow)
-      )
+      return Option.map(Option.fromNullable(returned[0]), ApiKeyRow.toApiKey)
     }
     return {
       insert: (key) =>

@@ -1,21 +1,13 @@
 /**
- * `IdempotencyStore` on PostgreSQL, in the `idempotency_keys` table beside
- * `pets`. A keyed create is one transaction: its first statement locks the
- * `(scope, key)` row (creating a placeholder the first time: `INSERT ... ON
- * CONFLICT DO UPDATE` takes the row lock either way and returns the record),
- * then core's rule runs on the record; on `Create` a few expired records are
- * purged, the animal is inserted and the record written, then the
- * transaction commits. Any other decision rolls back: nothing is written (the
- * placeholder of a new key disappears). A concurrent duplicate, in any
- * process, waits for the lock and then replays the committed animal, so the
- * rule's `InUse` never happens on this store; a process killed at any point
- * leaves both the animal and its record or neither.
+ * `IdempotencyStore` on PostgreSQL: a keyed create is one transaction whose first statement locks the
+ * `(scope, key)` row (an upsert of a placeholder); a concurrent duplicate, in any process, waits for it
+ * and replays the committed animal. A decision that writes nothing rolls back (record 0012).
  *
  * @since 1.0.0
  */
 import type { Pet } from "@animal-store/core"
 import { IdempotencyStore } from "@animal-store/core"
-import { SqlStore } from "@animal-store/sql-store"
+import { SqlRow, SqlStore } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Layer, Option } from "effect"
 import { mapStoreError } from "./internal/storeError.js"
@@ -23,6 +15,14 @@ import * as PostgresDatabase from "./PostgresDatabase.js"
 import * as PostgresPetRepository from "./PostgresPetRepository.js"
 
 type LockRow = readonly [fingerprint: string | null, expiresAt: string | null, petId: string | null]
+const stringOrNull = SqlRow.isNullOr(SqlRow.isString)
+const isLockRow: SqlRow.Guard<LockRow> = SqlRow.tuple(stringOrNull, stringOrNull, stringOrNull)
+
+/** The rows a statement changed, from `pg`'s result. */
+const rowCountOf = (result: unknown): number =>
+  typeof result === "object" && result !== null && "rowCount" in result && typeof result.rowCount === "number"
+    ? result.rowCount
+    : 0
 
 /** Ends the transaction of a decision that writes nothing, with a rollback. */
 class NothingWritten extends Data.TaggedError("NothingWritten")<{
@@ -53,10 +53,7 @@ export const make: Effect.Effect<
   const purgeSql = `DELETE FROM ${keys} WHERE ctid IN
     (SELECT ctid FROM ${keys} WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`
   const purge = (now: number, limit: number): Effect.Effect<number, SqlError> =>
-    Effect.map(
-      sql.unsafe(purgeSql, [now, limit]).raw as unknown as Effect.Effect<{ readonly rowCount: number | null }, SqlError>,
-      (result) => result.rowCount ?? 0
-    )
+    Effect.map(sql.unsafe(purgeSql, [now, limit]).raw, rowCountOf)
   const recordOf = (row: LockRow | undefined) =>
     row === undefined || row[0] === null
       ? Effect.succeed(undefined)
@@ -73,7 +70,7 @@ export const make: Effect.Effect<
   return {
     createPet: ({ decide, key, now, pet, scope }) =>
       sql.withTransaction(Effect.gen(function*() {
-        const rows = (yield* sql.unsafe(lockSql, [scope, key]).values) as unknown as ReadonlyArray<LockRow>
+        const rows = yield* SqlRow.values(sql.unsafe(lockSql, [scope, key]), isLockRow)
         const decision = decide(yield* recordOf(rows[0]))
         if (decision._tag !== "Create") return yield* new NothingWritten({ outcome: decision })
         yield* purge(now, SqlStore.purgePerCreate)

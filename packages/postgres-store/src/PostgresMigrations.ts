@@ -1,14 +1,7 @@
 /**
- * The versioned schema of the PostgreSQL store, applied with @effect/sql's
- * `Migrator` when the store is opened. Migration `N_name` brings the schema to
- * version `N`; applied migrations are recorded in `effect_sql_migrations` of
- * the store's schema.
- *
- * Several processes may open the store at once (servers starting together):
- * migrating runs in one transaction that first takes a transaction-level
- * advisory lock, so they migrate one after the other; the first applies the
- * pending migrations, the others find nothing left to do. A database whose
- * schema is newer than the code is refused ("Incompatible", `SqlStoreMigrations`).
+ * The versioned schema of the PostgreSQL store, applied with @effect/sql's `Migrator` when the store
+ * opens, under a transaction-level advisory lock (processes starting together migrate one after the
+ * other); a schema newer than the code is refused ("Incompatible", `SqlStoreMigrations`).
  *
  * @since 1.0.0
  */

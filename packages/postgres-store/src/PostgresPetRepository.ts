@@ -8,7 +8,7 @@
  */
 import { PetRepository } from "@animal-store/core"
 import { Effect, Layer, Option } from "effect"
-import { type PetRow, toPet } from "./internal/petRows.js"
+import { isPetRow, toPet } from "./internal/petRows.js"
 import * as Prepared from "./internal/prepared.js"
 import { mapStoreError } from "./internal/storeError.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
@@ -26,10 +26,10 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Post
     const findByIdSql = `SELECT ${columns} FROM ${pets} WHERE id = $1`
     const listSql = `SELECT ${columns} FROM ${pets} WHERE id > $1 ORDER BY id LIMIT $2`
     const listByStatusSql = `SELECT ${columns} FROM ${pets} WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`
-    const insert = Prepared.values<PetRow>(db, insertSql)
-    const findById = Prepared.values<PetRow>(db, findByIdSql)
-    const list = Prepared.values<PetRow>(db, listSql)
-    const listByStatus = Prepared.values<PetRow>(db, listByStatusSql)
+    const insert = Prepared.values(db, insertSql, isPetRow)
+    const findById = Prepared.values(db, findByIdSql, isPetRow)
+    const list = Prepared.values(db, listSql, isPetRow)
+    const listByStatus = Prepared.values(db, listByStatusSql, isPetRow)
     return {
       insert: (pet) =>
         insert(

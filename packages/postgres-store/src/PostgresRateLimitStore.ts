@@ -1,12 +1,7 @@
 /**
- * `RateLimitStore` on PostgreSQL. The calls waiting together share one
- * statement: each subject's row is written only where it still holds the
- * value the rule ran on (a compare-and-set on the whole row), so a row that
- * another process changed is read again and its calls run again on it
- * (`internal/rateLimitBatch.ts`). Every request is counted exactly once and
- * no process accepts more than the limit together with the others; no row
- * lock is held across a round trip. A call completes once its statement
- * has committed. `get` reads a subject's row without locking it.
+ * `RateLimitStore` on PostgreSQL: the calls waiting together share one compare-and-set statement
+ * (`internal/rateLimitBatch.ts`; record 0037), so every request is counted exactly once across
+ * processes and no row lock is held across a round trip. `get` reads a row without locking it.
  *
  * @since 1.0.0
  */

@@ -1,16 +1,8 @@
 /**
- * Every storage port of Animal Store on one PostgreSQL database: several
- * server processes, on several machines, share the animals, the keys and
- * exact rate limits through it.
- *
- * Opening makes a connection pool (`pg`, through `@effect/sql-pg`'s
- * `PgClient`), checks that the server answers, and brings the store's schema
- * to the current version (`PostgresMigrations`, under an advisory lock). A
- * host that has its own `PgClient` runs the store on it instead
- * (`layerOnClient`), sharing its pool. Any failure to connect, read or write
- * is a `StoreError`; a database that cannot be reached, or is restarting, is
- * "Unavailable" (answered 503 by the HTTP adapter), and the pool connects
- * again on the next request once the database is back.
+ * Every storage port of Animal Store on one PostgreSQL database, shared by servers on several
+ * machines (record 0013): a `pg` pool through `@effect/sql-pg`, the schema migrated on opening
+ * (`PostgresMigrations`), or a host's own `PgClient` (`layerOnClient`). A database that cannot be
+ * reached is a `StoreError` "Unavailable"; the pool connects again once it is back.
  *
  * @since 1.0.0
  */
@@ -26,13 +18,13 @@ import { Config, Context, Duration, Effect, Layer, Redacted } from "effect"
 import Pg from "pg"
 import * as Prepared from "./internal/prepared.js"
 import { classifier, fromCause, mapStoreError } from "./internal/storeError.js"
+import * as Url from "./internal/url.js"
 import * as PostgresApiKeyStore from "./PostgresApiKeyStore.js"
 import * as PostgresDatabase from "./PostgresDatabase.js"
 import * as PostgresIdempotencyStore from "./PostgresIdempotencyStore.js"
 import * as PostgresMigrations from "./PostgresMigrations.js"
 import * as PostgresPetRepository from "./PostgresPetRepository.js"
 import * as PostgresRateLimitStore from "./PostgresRateLimitStore.js"
-import * as PostgresUrl from "./PostgresUrl.js"
 
 /**
  * @since 1.0.0
@@ -83,7 +75,7 @@ const millis = (duration: Duration.DurationInput): number => Math.max(0, Math.ro
 export const makeClient = (options: Options): Effect.Effect<PgClient.PgClient, StoreError.StoreError, Scope.Scope> =>
   Effect.gen(function*() {
     const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
-    const opening = `Connecting to the PostgreSQL database ${PostgresUrl.redact(url)}`
+    const opening = `Connecting to the PostgreSQL database ${Url.redact(url)}`
     const statementTimeout = millis(options.statementTimeout ?? defaults.statementTimeout)
     const connectTimeout = millis(options.connectTimeout ?? defaults.connectTimeout)
     let opened: Pg.Pool | undefined

@@ -1,15 +1,13 @@
 /**
- * PostgreSQL connection URLs as the store takes them (`postgres://` or
- * `postgresql://`, libpq's URL form), and their form for messages and logs.
- * It imports no driver: a command line can check and print a URL without
- * loading the store (`@animal-store/postgres-store/PostgresUrl`), which
- * `storeUrl` loads when it opens one.
+ * PostgreSQL connection URLs as the store takes them (`postgres://`, `postgresql://`) and their form
+ * for messages. It loads no driver: `storeUrl` imports the store when it opens one.
  *
  * @since 1.0.0
  */
 import type { AnimalStore, StoreError } from "@animal-store/core"
 import * as StoreUrl from "@animal-store/sql-store/StoreUrl"
 import { Duration, Effect, Either, Layer, Redacted } from "effect"
+import * as Url from "./internal/url.js"
 
 /**
  * Whether `text` is a PostgreSQL URL with a host (in its authority, or as a
@@ -31,15 +29,7 @@ export const isValid = (text: string): boolean => {
  * @since 1.0.0
  * @category conversions
  */
-export const redact = (url: string): string => {
-  if (!URL.canParse(url)) return "<an invalid PostgreSQL URL>"
-  const parsed = new URL(url)
-  if (parsed.password !== "") parsed.password = "***"
-  for (const name of [...parsed.searchParams.keys()]) {
-    if (/pass|secret|token|key/i.test(name)) parsed.searchParams.set(name, "***")
-  }
-  return parsed.toString()
-}
+export const redact: (url: string) => string = Url.redact
 
 /**
  * The location of a PostgreSQL store, with the pool settings a URL does not hold.

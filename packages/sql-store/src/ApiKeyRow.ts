@@ -5,8 +5,9 @@
  *
  * @since 1.0.0
  */
-import { ApiKey } from "@animal-store/core"
+import { ApiKey, Plan } from "@animal-store/core"
 import { Option } from "effect"
+import * as SqlRow from "./SqlRow.js"
 
 /**
  * The columns of a key's row, in the order of `ApiKeyRow`.
@@ -42,6 +43,32 @@ export type ApiKeyRow = readonly [
   previousPrefix: string | null,
   previousUntil: number | string | null
 ]
+
+const integerOrNull = SqlRow.isNullOr(SqlRow.isInteger)
+const stringOrNull = SqlRow.isNullOr(SqlRow.isString)
+
+/**
+ * Whether `u` is a key's row (a statement may return more columns after them).
+ *
+ * @since 1.0.0
+ * @category guards
+ */
+export const isApiKeyRow: SqlRow.Guard<ApiKeyRow> = SqlRow.tuple(
+  SqlRow.isString,
+  SqlRow.isString,
+  SqlRow.isString,
+  SqlRow.isLiteral(Plan.Plan.literals),
+  SqlRow.isInteger,
+  SqlRow.isInteger,
+  SqlRow.isLiteral(ApiKey.Environment.literals),
+  SqlRow.isInteger,
+  integerOrNull,
+  integerOrNull,
+  SqlRow.isLiteral(ApiKey.MinuteWindow.literals),
+  stringOrNull,
+  stringOrNull,
+  integerOrNull
+)
 
 /**
  * The row of `key`, to insert.

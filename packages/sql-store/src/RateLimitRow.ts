@@ -28,12 +28,28 @@ export const columns = `subject, ${counterColumns.join(", ")}`
 
 /**
  * A row: the subject, then its counters in the order of `counterColumns`.
- * Drivers may return integers as decimal strings (PostgreSQL's `bigint`).
+ * Drivers may return integers as decimal strings (PostgreSQL's `bigint`); a
+ * counter is NULL in a row an earlier version created.
  *
  * @since 1.0.0
  * @category models
  */
-export type RateLimitRow = readonly [subject: string, ...counters: ReadonlyArray<number | string>]
+export type RateLimitRow = readonly [subject: string, ...counters: ReadonlyArray<number | string | null>]
+
+/**
+ * Whether `u` is a row: a subject, then integers or NULLs.
+ *
+ * @since 1.0.0
+ * @category guards
+ */
+export const isRateLimitRow = (u: unknown): u is RateLimitRow => {
+  if (!Array.isArray(u) || typeof u[0] !== "string") return false
+  for (let i = 1; i < u.length; i++) {
+    const counter: unknown = u[i]
+    if (typeof counter !== "number" && typeof counter !== "string" && counter !== null) return false
+  }
+  return true
+}
 
 /**
  * The state a row holds.

@@ -39,7 +39,7 @@ export const purgePerCreate = 4
  */
 export interface Options<E, R> {
   readonly ports: Layer.Layer<Ports, E, R>
-  /** The store's name in its ports' spans (`<name>.<port>.<method>`), made when traces are exported. */
+  /** The store's name in its ports' spans (`<name>.<port>.<method>`), made while tracing is enabled. */
   readonly name: string
   readonly classifier: SqlStoreError.Classifier
   /** Run when the layer is built, before the ports are (the store's `SqlStoreMigrations.migrate`). */
@@ -49,7 +49,7 @@ export interface Options<E, R> {
 }
 
 /**
- * The store services: `ports` (each call a span when traces are exported)
+ * The store services: `ports` (each call a span while tracing is enabled)
  * and the cursor secret of the database.
  *
  * @since 1.0.0

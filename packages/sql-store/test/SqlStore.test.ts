@@ -154,7 +154,7 @@ describe("SqlStore", () => {
         Effect.scoped(Effect.gen(function*() {
           const built = yield* Layer.build(Layer.provide(layer, client(newFile())))
           return yield* Effect.withSpan(Effect.provide(count, built), "caller")
-        })).pipe(traced ? Effect.withTracer(recording) : (self) => self)
+        })).pipe(Effect.withTracer(recording), Effect.withTracerEnabled(traced))
       expect(yield* run(false)).toBe(1)
       expect(ended).toEqual([])
       expect(yield* run(true)).toBe(1)

@@ -167,20 +167,18 @@ export const decide = (rules: RateLimitRules, now: number) =>
   // While banned, every window agrees with `Retry-After`.
   const banned = outcome === "Banned"
   const banReset = Math.ceil(until / 1000)
-  const windows: Array<RateLimitWindow> = []
-  for (const window of rules.windows) {
+  const inForce = Arr.map(rules.windows, (window): RateLimitWindow => {
     const counted = window.name === "minute" ? minute : day
     const counter = { ...counted, count: counted.count + consumed }
     const remaining = banned ? 0 : Math.max(0, roomOf(window, counter, now))
-    windows.push({
+    return {
       name: window.name,
       seconds: windowSeconds[window.name],
       limit: window.limit,
       remaining,
       reset: banned ? banReset : Math.ceil(allowsAt(window, counter, now, remaining + 1) / 1000)
-    })
-  }
-  const inForce = windows as unknown as Arr.NonEmptyReadonlyArray<RateLimitWindow>
+    }
+  })
   return [
     {
       outcome,

@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import { SqlRow } from "@animal-store/sql-store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect } from "effect"
@@ -30,17 +31,19 @@ const nameOf = (text: string): string => {
 }
 
 /**
- * The rows of `text` (as arrays) for parameters: a named prepared statement on the store's own
- * pool; on a host's client, or within a transaction (its connection), the client's statement.
+ * The rows of `text` (as arrays, checked by `isRow`) for parameters: a named prepared statement on
+ * the store's own pool; on a host's client, or within a transaction (its connection), the client's statement.
  *
  * @internal
  */
 export const values = <Row>(
   db: PostgresDatabase.PostgresDatabase,
-  text: string
+  text: string,
+  isRow: SqlRow.Guard<Row>
 ): (params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<Row>, SqlError> => {
-  const viaClient = (params: ReadonlyArray<unknown>) =>
-    db.sql.unsafe(text, params).values as unknown as Effect.Effect<ReadonlyArray<Row>, SqlError>
+  const checked = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
+    rows.every(isRow) ? Effect.succeed(rows) : Effect.fail(SqlRow.unexpectedRow(text))
+  const viaClient = (params: ReadonlyArray<unknown>) => SqlRow.values(db.sql.unsafe(text, params), isRow)
   const pool = ownPools.get(db.sql)
   if (pool === undefined) return viaClient
   const name = nameOf(text)
@@ -64,7 +67,7 @@ export const values = <Row>(
           done = true
           // An error of the statement leaves the connection usable (as `@effect/sql-pg` keeps it).
           release()
-          resume(error ? failed(error) : Effect.succeed(result.rows as unknown as ReadonlyArray<Row>))
+          resume(error ? failed(error) : checked(result.rows))
         })
       })
     })

@@ -5,7 +5,7 @@
  * @internal
  */
 import type { RateLimitStore, StoreError } from "@animal-store/core"
-import { RateLimitRow } from "@animal-store/sql-store"
+import { RateLimitRow, SqlRow } from "@animal-store/sql-store"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Effect, Option, Runtime } from "effect"
 import * as Prepared from "./prepared.js"
@@ -57,7 +57,7 @@ export const make = (
       names.map((n, c) => `r.${n} IS NOT DISTINCT FROM i.${kept[c]}`).join(" AND ")
     })
       RETURNING r.subject`
-    const write = Prepared.values<readonly [string]>(db, writeSql)
+    const write = Prepared.values(db, writeSql, SqlRow.tuple(SqlRow.isString))
     const states = new Map<string, State | undefined>()
     let queue: Array<Call> = []
     let running = false

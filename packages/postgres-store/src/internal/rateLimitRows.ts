@@ -15,11 +15,10 @@ import { mapStoreError } from "./storeError.js"
 type State = RateLimitStore.RateLimitState
 
 /** A row: its subject, then its counters, as `pg` gives `bigint`s (strings), or NULLs. */
-export type Row = readonly [subject: string, ...counters: ReadonlyArray<string | null>]
+export type Row = RateLimitRow.RateLimitRow
 
 /** The state a row holds; `undefined` while its counters are NULL. */
-export const stateOf = (row: Row): State | undefined =>
-  row[1] === null ? undefined : RateLimitRow.toState(row as RateLimitRow.RateLimitRow)
+export const stateOf = (row: Row): State | undefined => row[1] === null ? undefined : RateLimitRow.toState(row)
 
 /** The counters of `state` in the order of `RateLimitRow.counterColumns`; NULLs for no state. */
 export const valuesOf = (state: State | undefined): ReadonlyArray<number | null> =>
@@ -36,7 +35,7 @@ export interface RateLimitRows {
 /** @internal */
 export const make = (db: PostgresDatabase.PostgresDatabase): RateLimitRows => {
   const readSql = `SELECT ${RateLimitRow.columns} FROM ${db.table("rate_limits")} WHERE subject = ANY($1::text[])`
-  const readRows = Prepared.values<Row>(db, readSql)
+  const readRows = Prepared.values(db, readSql, RateLimitRow.isRateLimitRow)
   const read = (subjects: ReadonlyArray<string>) => readRows([subjects])
   return {
     read,

@@ -4,7 +4,7 @@
  */
 import { SqliteStore } from "@animal-store/sqlite-store"
 import { Metric, MetricState } from "effect"
-import type * as Prometheus from "prom-client"
+import * as Prometheus from "prom-client"
 
 const name = "animal_store_sqlite_lock_wait_seconds"
 const help = "How long port calls refused by another process's lock on the SQLite file waited for it (calls never refused are not counted)"
@@ -30,8 +30,14 @@ const values = (): Array<{ labels: Record<string, string | number>; value: numbe
   return []
 }
 
+/** The histogram, registered in `registry`: prom-client's, its values read from Effect's at each scrape. */
+class LockWaits extends Prometheus.Histogram {
+  override async get() {
+    return { ...(await super.get()), values: values() }
+  }
+}
+
 /** Registers the histogram in `registry` (summed over workers as prom-client sums a histogram). */
 export const register = (registry: Prometheus.Registry): void => {
-  const metric = { name, help, type: "histogram", aggregator: "sum", get: () => Promise.resolve({ name, help, type: "histogram", aggregator: "sum", values: values() }) }
-  registry.registerMetric(metric as unknown as Prometheus.Metric)
+  registry.registerMetric(new LockWaits({ name, help, aggregator: "sum", registers: [] }))
 }

@@ -1,51 +1,91 @@
 /**
- * The spans of a SQL store's ports: each call of a port is a span named
- * `<store>.<port>.<method>` under the caller's, made only when the fiber that
- * builds the ports has tracing enabled with a tracer other than Effect's
- * native one (which exports nothing); otherwise the ports are left as they are.
+ * The spans of a SQL store's ports: each call of a port is a span named `<store>.<port>.<method>`
+ * under the caller's, made only when the fiber that builds the ports has tracing enabled
+ * (`FiberRef.currentTracerEnabled`, read once); otherwise the ports are left as they are.
  *
  * @internal
  */
 import { ApiKeyStore, IdempotencyStore, PetRepository, RateLimitStore } from "@animal-store/core"
-import type { Context } from "effect"
-import { Context as C, Effect, FiberRef, Layer } from "effect"
+import { Context, Effect, FiberRef, Layer } from "effect"
+import type { Ports } from "../SqlStore.js"
 
-const nativeTracer = Effect.runSync(Effect.tracer)
+/** `effect` in the span `name`. */
+const spanned = <A, E, R>(effect: Effect.Effect<A, E, R>, name: string): Effect.Effect<A, E, R> =>
+  Effect.withSpan(effect, name, { captureStackTrace: false })
 
-const tags = [PetRepository.PetRepository, ApiKeyStore.ApiKeyStore, RateLimitStore.RateLimitStore, IdempotencyStore.IdempotencyStore]
+/** The span name of `method` of `port` in `store`. */
+const nameOf = (store: string, port: string) => (method: string): string => `${store}.${port}.${method}`
 
-/** `service` with every effect it gives wrapped in a span `<prefix>.<member>`. */
-const tracedService = <S extends object>(prefix: string, service: S): S => {
-  const spanned = <A, E, R>(effect: Effect.Effect<A, E, R>, member: string) =>
-    Effect.withSpan(effect, `${prefix}.${member}`, { captureStackTrace: false })
-  const traced: Record<string, unknown> = {}
-  for (const [member, value] of Object.entries(service)) {
-    traced[member] = Effect.isEffect(value)
-      ? spanned(value, member)
-      : typeof value === "function"
-      ? (...args: ReadonlyArray<unknown>) => {
-        const result = (value as (...args: ReadonlyArray<unknown>) => unknown)(...args)
-        return Effect.isEffect(result) ? spanned(result, member) : result
-      }
-      : value
+const petRepository = (store: string, port: PetRepository.PetRepositoryService): PetRepository.PetRepositoryService => {
+  const name = nameOf(store, "PetRepository")
+  const names = { insert: name("insert"), findById: name("findById"), list: name("list") }
+  return {
+    insert: (pet) => spanned(port.insert(pet), names.insert),
+    findById: (id) => spanned(port.findById(id), names.findById),
+    list: (filter) => spanned(port.list(filter), names.list)
   }
-  return traced as S
 }
 
-/** The ports of `layer` traced as `store`'s, when the building fiber traces with an exporting tracer. */
-export const traced = (store: string) => <ROut, E, R>(layer: Layer.Layer<ROut, E, R>): Layer.Layer<ROut, E, R> =>
+const apiKeyStore = (store: string, port: ApiKeyStore.ApiKeyStoreService): ApiKeyStore.ApiKeyStoreService => {
+  const name = nameOf(store, "ApiKeyStore")
+  const names = {
+    insert: name("insert"),
+    findByDigest: name("findByDigest"),
+    list: name("list"),
+    revoke: name("revoke"),
+    rotate: name("rotate")
+  }
+  return {
+    insert: (key) => spanned(port.insert(key), names.insert),
+    findByDigest: (digest) => spanned(port.findByDigest(digest), names.findByDigest),
+    list: spanned(port.list, names.list),
+    revoke: (id, at) => spanned(port.revoke(id, at), names.revoke),
+    rotate: (id, next, until) => spanned(port.rotate(id, next, until), names.rotate)
+  }
+}
+
+const rateLimitStore = (
+  store: string,
+  port: RateLimitStore.RateLimitStoreService
+): RateLimitStore.RateLimitStoreService => {
+  const name = nameOf(store, "RateLimitStore")
+  const names = { modify: name("modify"), get: name("get") }
+  return {
+    modify: (subject, f) => spanned(port.modify(subject, f), names.modify),
+    get: (subject) => spanned(port.get(subject), names.get)
+  }
+}
+
+const idempotencyStore = (
+  store: string,
+  port: IdempotencyStore.IdempotencyStoreService
+): IdempotencyStore.IdempotencyStoreService => {
+  const name = nameOf(store, "IdempotencyStore")
+  const names = { createPet: name("createPet"), purge: name("purge") }
+  return {
+    createPet: (request) => spanned(port.createPet(request), names.createPet),
+    purge: (now, limit) => spanned(port.purge(now, limit), names.purge)
+  }
+}
+
+/** The ports of `context`, each call a span of `store`'s. */
+const tracedPorts = (store: string, context: Context.Context<Ports>): Context.Context<Ports> =>
+  context.pipe(
+    Context.add(PetRepository.PetRepository, petRepository(store, Context.get(context, PetRepository.PetRepository))),
+    Context.add(ApiKeyStore.ApiKeyStore, apiKeyStore(store, Context.get(context, ApiKeyStore.ApiKeyStore))),
+    Context.add(
+      RateLimitStore.RateLimitStore,
+      rateLimitStore(store, Context.get(context, RateLimitStore.RateLimitStore))
+    ),
+    Context.add(
+      IdempotencyStore.IdempotencyStore,
+      idempotencyStore(store, Context.get(context, IdempotencyStore.IdempotencyStore))
+    )
+  )
+
+/** The ports of `layer` traced as `store`'s, when the building fiber has tracing enabled. */
+export const traced = (store: string) => <E, R>(layer: Layer.Layer<Ports, E, R>): Layer.Layer<Ports, E, R> =>
   Layer.unwrapEffect(Effect.map(
-    Effect.zip(FiberRef.get(FiberRef.currentTracerEnabled), Effect.tracer),
-    ([enabled, tracer]) =>
-      !enabled || tracer === nativeTracer ? layer : Layer.map(layer, (context: Context.Context<ROut>) => {
-        let out = context
-        for (const tag of tags) {
-          const service = C.getOption(context as Context.Context<unknown>, tag as C.Tag<unknown, object>)
-          if (service._tag === "Some") {
-            const port = tag.key.slice(tag.key.lastIndexOf("/") + 1)
-            out = C.add(out, tag as C.Tag<unknown, object>, tracedService(`${store}.${port}`, service.value)) as typeof out
-          }
-        }
-        return out
-      })
+    FiberRef.get(FiberRef.currentTracerEnabled),
+    (enabled) => enabled ? Layer.map(layer, (context) => tracedPorts(store, context)) : layer
   ))

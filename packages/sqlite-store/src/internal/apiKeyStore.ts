@@ -7,13 +7,14 @@
  * @internal
  */
 import { ApiKeyStore } from "@animal-store/core"
-import { ApiKeyRow } from "@animal-store/sql-store"
+import { ApiKeyRow, SqlRow } from "@animal-store/sql-store"
 import { Effect, Layer, Option } from "effect"
 import type { Statements } from "./database.js"
 import { Database } from "./database.js"
 import * as FoundKeys from "./foundKeys.js"
 
-const { columns, fromApiKey, toApiKey } = ApiKeyRow
+const { columns, fromApiKey, isApiKeyRow, toApiKey } = ApiKeyRow
+const isDigests = SqlRow.tuple(SqlRow.isString, SqlRow.isNullOr(SqlRow.isString))
 
 // A digest stored as a key's previous one is not inserted again: it finds that key.
 const insertSql = `INSERT INTO api_keys (${columns})
@@ -28,7 +29,7 @@ const rotateSql = `UPDATE api_keys SET previous_digest = digest, previous_prefix
   digest = ?, prefix = ? WHERE id = ? RETURNING ${columns}`
 const digestsSql = "SELECT digest, previous_digest FROM api_keys WHERE id = ?"
 
-const rowOf = (statements: Statements, digest: string) => statements.values<ApiKeyRow.ApiKeyRow>(findByDigestSql, digest, digest)[0]
+const rowOf = (statements: Statements, digest: string) => statements.values(isApiKeyRow, findByDigestSql, digest, digest)[0]
 
 /** @internal */
 export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Database> = Effect.map(
@@ -58,10 +59,10 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Database
       // Inside a transaction, `data_version` is that of its start: the row is read.
       findByDigest: (digest) =>
         Effect.flatMap(database.inTransaction, (inTransaction) => inTransaction ? readRow(digest) : findKept(digest)),
-      list: database.read("Listing API keys", (statements) => statements.values<ApiKeyRow.ApiKeyRow>(listSql).map(toApiKey)),
+      list: database.read("Listing API keys", (statements) => statements.values(isApiKeyRow, listSql).map(toApiKey)),
       revoke: (id, at) =>
         database.write("Revoking an API key", (statements) => {
-          const row = statements.values<ApiKeyRow.ApiKeyRow>(revokeSql, at.getTime(), id)[0]
+          const row = statements.values(isApiKeyRow, revokeSql, at.getTime(), id)[0]
           if (row === undefined) return Option.none()
           const key = toApiKey(row)
           found.forget(key.digest)
@@ -70,10 +71,10 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Database
         }),
       rotate: (id, next, until) =>
         database.write("Rotating an API key", (statements) => {
-          for (const digests of statements.values<readonly [string, string | null]>(digestsSql, id)) {
+          for (const digests of statements.values(isDigests, digestsSql, id)) {
             for (const digest of digests) if (digest !== null) found.forget(digest)
           }
-          const row = statements.values<ApiKeyRow.ApiKeyRow>(rotateSql, until.getTime(), next.digest, next.prefix, id)[0]
+          const row = statements.values(isApiKeyRow, rotateSql, until.getTime(), next.digest, next.prefix, id)[0]
           return row === undefined ? Option.none() : Option.some(toApiKey(row))
         })
     }

@@ -1,16 +1,8 @@
 /**
- * How the store's ports run their statements. A write is one short
- * `BEGIN IMMEDIATE` transaction run synchronously in the caller's turn on a
- * driver connection of the store's own (`driver.ts`): it is committed when
- * the port call completes, and nothing waits for a later turn. A write
- * refused by another connection's lock fails at once and is retried off
- * the event loop, until the busy timeout. Reads run on that connection
- * outside any transaction, so they see committed data only.
- *
- * Inside the caller's own `SqlClient` transaction on the store's client, a
- * call runs in it instead (a write in a savepoint of it), on the client's
- * connection; so does every call of a private in-memory database, which no
- * second connection can open.
+ * How the store's ports run their statements: a write is one short `BEGIN IMMEDIATE` transaction in
+ * the caller's turn on the store's own driver connection, retried off the event loop while another
+ * connection holds the lock (record 0003); reads see committed data. Inside the caller's `SqlClient`
+ * transaction, and on a private in-memory database, calls run on the client's connection instead.
  *
  * @internal
  */

@@ -1,12 +1,7 @@
 /**
- * The store's write faults (decisions.md "Faults"): its files are no longer
- * the ones it opened (the path's device and inode, of the database and its
- * WAL, differ or are gone), cannot be written (immutable or read-only: looked
- * at once a second, by the readiness check and when a write fails), or the
- * disk is full. Writes are refused (503)
- * while the files differ, each fault is logged once when noticed, and it
- * ends by itself once the files are back or space has returned. The files
- * are looked at once a second and before each commit is acknowledged.
+ * The store's write faults (decisions.md "Faults"; record 0033): its files replaced or gone, not
+ * writable, or the disk full. Writes are refused (503) while a fault lasts, each fault is logged once,
+ * and it ends by itself; the files are looked at once a second and before each commit is acknowledged.
  *
  * @internal
  */

@@ -6,6 +6,7 @@
  * @internal
  */
 import type { ApiKey } from "@animal-store/core"
+import { SqlRow } from "@animal-store/sql-store"
 import { Option } from "effect"
 import type { Statements } from "./database.js"
 
@@ -13,6 +14,7 @@ import type { Statements } from "./database.js"
 const maxKeys = 10_000
 
 const dataVersionSql = "PRAGMA data_version"
+const isVersion = SqlRow.tuple(SqlRow.isNumber)
 
 /** The kept keys of one connection. */
 export interface FoundKeys {
@@ -32,7 +34,7 @@ export const make = (): FoundKeys => {
   let readAt: number | undefined
   let forgotten = 0
   const check = (statements: Statements): void => {
-    const version = statements.values<readonly [number]>(dataVersionSql)[0]![0]
+    const version = statements.values(isVersion, dataVersionSql)[0]![0]
     if (version !== readAt) {
       found.clear()
       readAt = version

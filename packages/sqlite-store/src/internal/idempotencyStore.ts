@@ -1,44 +1,29 @@
 /**
- * `IdempotencyStore` on SQLite, in the `idempotency_keys` table beside
- * `pets`. A keyed create runs in one `BEGIN IMMEDIATE` transaction:
- * read the key's record, run the rule, and on `Create` purge a few expired
- * records, insert the animal and its record. The write lock is held from the
- * read on, so processes sharing the file serialize on it: a concurrent
- * duplicate replays the first one's animal, and no connection ever sees a
- * claim in progress (the rule's `InUse` never happens on this store).
- *
- * Records are keyed by their animal's id, so appended in creation (and
- * expiry) order: purging deletes from the head of the table. Keys are found
- * through an index in memory (`keyIndex.ts`), caught up inside the write
- * transaction from the records appended since the last one read; each
- * candidate is checked against its row, so a record purged, replaced or
- * rolled back is no record.
+ * `IdempotencyStore` on SQLite: a keyed create is one `BEGIN IMMEDIATE` transaction (read the record,
+ * run the rule, purge a few expired records, insert the animal and its record), so processes sharing
+ * the file serialize on it and the rule's `InUse` never happens. Records are appended in expiry order;
+ * keys are found through an index in memory (`keyIndex.ts`; record 0005).
  *
  * @internal
  */
-import type { Pet, StoreError } from "@animal-store/core"
+import type { StoreError } from "@animal-store/core"
 import { IdempotencyStore } from "@animal-store/core"
-import { SqlStore } from "@animal-store/sql-store"
+import { SqlRow, SqlStore } from "@animal-store/sql-store"
 import { Clock, Effect, Layer } from "effect"
 import type { Statements } from "./database.js"
 import { Database } from "./database.js"
 import * as KeyIndex from "./keyIndex.js"
 import { insertPet } from "./petSql.js"
-import type { PetRow } from "./rows.js"
-import { toPet } from "./rows.js"
+import { isPetRow, toPet } from "./rows.js"
 
-type RecordRow = readonly [
-  scope: string,
-  key: string,
-  fingerprint: string,
-  expiresAt: number,
-  petId: number,
-  petName: string,
-  petCategoryId: number,
-  petStatus: Pet.PetStatus
-]
+/** A record's scope, key, fingerprint and expiry (then its pet's columns). */
+const isRecordRow = SqlRow.tuple(SqlRow.isString, SqlRow.isString, SqlRow.isString, SqlRow.isNumber)
 
 type AppendedRow = readonly [petId: number, scope: string, key: string, expiresAt: number]
+const isAppendedRow: SqlRow.Guard<AppendedRow> = SqlRow.tuple(SqlRow.isNumber, SqlRow.isString, SqlRow.isString, SqlRow.isNumber)
+
+/** A row of the table's head: a pet's id and its record's expiry. */
+const isHeadRow = SqlRow.tuple(SqlRow.isNumber, SqlRow.isNumber)
 
 const selectSql = `SELECT r.scope, r.key, r.fingerprint, r.expires_at, p.id, p.name, p.category_id, p.status
   FROM idempotency_keys AS r JOIN pets AS p ON p.id = r.pet_id WHERE r.pet_id = ?`
@@ -73,11 +58,11 @@ const makeKeys = () => {
   return {
     /** Reads every live record of the file: when the store opens. */
     load: (statements: Statements, now: number): void => {
-      add(statements.values<AppendedRow>(appendedSql, reading), now)
+      add(statements.values(isAppendedRow, appendedSql, reading), now)
       committed = reading
     },
     /** Reads the records appended since the last one read (inside the write transaction). */
-    catchUp: (statements: Statements, now: number): void => add(statements.values<AppendedRow>(appendedSql, reading), now),
+    catchUp: (statements: Statements, now: number): void => add(statements.values(isAppendedRow, appendedSql, reading), now),
     /** Adds the record this transaction just appended. */
     appended: (scope: string, key: string, petId: number, expiresAt: number): void => {
       index.add(scope, key, petId, expiresAt)
@@ -101,7 +86,7 @@ const makeKeys = () => {
 const makePurger = () => {
   let earliestExpiry = 0
   const purge = (statements: Statements, now: number, limit: number): number => {
-    const head = statements.values<readonly [petId: number, expiresAt: number]>(headSql, limit + 1)
+    const head = statements.values(isHeadRow, headSql, limit + 1)
     let purged = 0
     while (purged < limit && purged < head.length && head[purged]![1] <= now) {
       statements.run(deleteSql, head[purged]![0])
@@ -142,12 +127,11 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStoreService, Store
     const recordOf = (statements: Statements, scope: string, key: string) => {
       let found: { readonly petId: number; readonly record: IdempotencyStore.IdempotencyRecord } | undefined
       keys.find(scope, key, (petId) => {
-        const row = statements.values<RecordRow>(selectSql, petId)[0]
+        const row = statements.values(isRecordRow, selectSql, petId)[0]
         if (row === undefined || row[0] !== scope || row[1] !== key) return undefined
-        found = {
-          petId,
-          record: { _tag: "Completed", fingerprint: row[2], expiresAt: row[3], pet: toPet([row[4], row[5], row[6], row[7]] as PetRow) }
-        }
+        const petRow = row.slice(4)
+        if (!isPetRow(petRow)) throw SqlRow.unexpectedRow(selectSql)
+        found = { petId, record: { _tag: "Completed", fingerprint: row[2], expiresAt: row[3], pet: toPet(petRow) } }
         return found
       })
       return found

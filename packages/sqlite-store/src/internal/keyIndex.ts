@@ -1,9 +1,7 @@
 /**
- * For speed only: keys looked up in memory, not through an index in the file, whose random page per
- * keyed create cost +22.8% server CPU (`pnpm bench --only idempotency`; record 0005).
- *
- * `(scope, key)` to the ids of the records that may be it, in typed arrays (no object per record for
- * the collector); the caller checks each candidate against its row. Expired entries are forgotten.
+ * For speed only: idempotency keys looked up in memory rather than through an index in the file
+ * (record 0005). `(scope, key)` to the ids of the records that may be it, in typed arrays; the caller
+ * checks each candidate against its row. Expired entries are forgotten.
  *
  * @internal
  */

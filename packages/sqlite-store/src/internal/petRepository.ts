@@ -1,9 +1,6 @@
 /**
- * `PetRepository` on SQLite. Ids come from `INTEGER PRIMARY KEY
- * AUTOINCREMENT` (increasing, never reused); a listing is one range scan of
- * the primary key, or of the `(status, id)` index when filtered by status.
- * One row is read as an object, many as arrays (cheaper each way through
- * the client).
+ * `PetRepository` on SQLite: ids from `INTEGER PRIMARY KEY AUTOINCREMENT`, a listing one range scan
+ * (record 0007); one row is read as an object, many as arrays.
  *
  * @internal
  */
@@ -11,8 +8,7 @@ import { PetRepository } from "@animal-store/core"
 import { Effect, Layer, Option } from "effect"
 import { Database } from "./database.js"
 import { findByIdSql, insertPet, listStatement } from "./petSql.js"
-import type { PetObject, PetRow } from "./rows.js"
-import { toPet, toPetFromObject } from "./rows.js"
+import { isPetObject, isPetRow, toPet, toPetFromObject } from "./rows.js"
 
 /** @internal */
 export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Database> = Effect.map(
@@ -21,9 +17,9 @@ export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Data
     insert: (pet) => database.write("Storing an animal", (statements) => insertPet(statements, pet)),
     findById: (id) =>
       database.read("Reading an animal", (statements) =>
-        Option.map(Option.fromNullable(statements.objects<PetObject>(findByIdSql, id)[0]), toPetFromObject)),
+        Option.map(Option.fromNullable(statements.objects(isPetObject, findByIdSql, id)[0]), toPetFromObject)),
     list: ({ afterId = 0, limit, status }) =>
-      database.read("Listing animals", (statements) => statements.values<PetRow>(...listStatement(status, afterId, limit)).map(toPet))
+      database.read("Listing animals", (statements) => statements.values(isPetRow, ...listStatement(status, afterId, limit)).map(toPet))
   })
 )
 

@@ -1,11 +1,6 @@
 /**
- * A lost database is not made again in silence. Beside each database file the
- * store opens it leaves a marker, `<database>-created`; SQLite deletes the
- * `-wal` and `-shm` files when the last connection closes cleanly, but not
- * after a crash. So a database file that is missing while its marker, `-wal`
- * or `-shm` is there was lost (deleted, or a volume not mounted): it is
- * refused unless `create` asks for a new, empty store (SQLite leaves a
- * `-wal` of another database out of a new one).
+ * A lost database is not made again in silence (record 0044): a database file that is missing while
+ * its `-created` marker, `-wal` or `-shm` is there is refused unless `create` asks for a new store.
  *
  * @internal
  */

@@ -1,16 +1,7 @@
 /**
- * `RateLimitStore` on SQLite. `modify` reads a subject's row, runs the rule
- * and writes the new row in one `BEGIN IMMEDIATE` transaction
- * (`database.ts`): the write lock is held from the read on, so processes
- * sharing the file count every request exactly once. While writes fail with
- * a fault of the files (`fileGuard.ts`), requests are counted in memory from
- * the stored state, so reads keep working; those counts are dropped once a
- * write works again. `get` reads the row, outside any transaction.
- *
- * Rows whose windows and ban have all ended hold nothing the rule reads
- * (it counts from zero, as for a subject without a row): they are deleted
- * once a minute, so the table grows with the subjects counted in the last
- * day, not with time.
+ * `RateLimitStore` on SQLite: `modify` reads, runs the rule and writes a subject's row in one
+ * `BEGIN IMMEDIATE` transaction; during a write fault of the files requests are counted in memory
+ * (record 0033). Rows whose windows and ban have ended are deleted once a minute.
  *
  * @internal
  */
@@ -23,7 +14,7 @@ import type { Statements } from "./database.js"
 import { Database } from "./database.js"
 import * as FileGuard from "./fileGuard.js"
 
-const { columns, countersOf, toState } = RateLimitRow
+const { columns, countersOf, isRateLimitRow, toState } = RateLimitRow
 
 type State = RateLimitStore.RateLimitState
 
@@ -38,7 +29,7 @@ const deleteEndedSql = `DELETE FROM rate_limits WHERE day_start + 86400000 <= ?1
 export const purgeInterval = Duration.minutes(1)
 
 const readOne = (statements: Statements, subject: string): State | undefined => {
-  const row = statements.values<RateLimitRow.RateLimitRow>(selectSql, subject)[0]
+  const row = statements.values(isRateLimitRow, selectSql, subject)[0]
   return row === undefined ? undefined : toState(row)
 }
 
