@@ -5,7 +5,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { Config, ConfigError, ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Metric, MetricState, Option } from "effect"
+import { Config, ConfigError, ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Metric, MetricState, Option, TestClock } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -377,6 +377,24 @@ describe("SqliteStore", () => {
         expect([before, after]).toEqual([Exit.succeed([3, 4]), Exit.succeed([4, 5])])
         expect(Exit.isFailure(thrown!) && thrown.cause._tag).toBe("Die")
       }).pipe(Effect.provide(context))
+    }))
+
+  it.scoped("rows whose windows and ban have ended are deleted by the store on its file; rows still counting or banned are kept", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const day = 86_400_000
+      const write = (subject: string, dayStart: number, bannedUntil: number) =>
+        Effect.flatMap(RateLimitStore.RateLimitStore, (limits) =>
+          limits.modify(subject, () => [undefined, { minuteStart: dayStart, minuteCount: 1, dayStart, dayCount: 1, refusedCount: 0, bannedUntil, previousMinuteCount: 0 }]))
+      const first = yield* Layer.build(SqliteStore.layer({ filename }))
+      yield* Effect.provide(Effect.all([write("key:ended", 0, 0), write("key:banned", 0, 3 * day), write("key:today", 2 * day, 0)]), first)
+      yield* TestClock.adjust(2 * day + 60_000)
+      yield* Layer.build(SqliteStore.layer({ filename }))
+      const other = open(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      const subjects = () => (other.prepare("SELECT subject FROM rate_limits ORDER BY subject").all() as Array<{ subject: string }>).map((row) => row.subject)
+      for (let turn = 0; turn < 100 && subjects().includes("key:ended"); turn++) yield* Effect.yieldNow()
+      expect(subjects()).toEqual(["key:banned", "key:today"])
     }))
 
   it.scoped("two connections counting one subject in turn count every call: a state one wrote is read again once the other committed", () =>

@@ -21,9 +21,10 @@ type State = RateLimitStore.RateLimitState
 const selectSql = `SELECT ${columns} FROM rate_limits WHERE subject = ?`
 const upsertSql = `INSERT INTO rate_limits (${columns}) VALUES (${RateLimitRow.counterColumns.map(() => "?, ").join("")}?)
   ON CONFLICT (subject) DO UPDATE SET ${RateLimitRow.counterColumns.map((c) => `${c} = excluded.${c}`).join(", ")}`
-// Parameter: now. A minute's count is read until the end of the next minute (a sliding minute's previous one).
-const deleteEndedSql = `DELETE FROM rate_limits WHERE day_start + 86400000 <= ?1 AND minute_start + 120000 <= ?1
-  AND banned_until <= ?1`
+// Parameters: now, three times (the driver binds no numbered `?1`). A minute's count is read until the end of
+// the next minute (a sliding minute's previous one).
+const deleteEndedSql = `DELETE FROM rate_limits WHERE day_start + 86400000 <= ? AND minute_start + 120000 <= ?
+  AND banned_until <= ?`
 
 /** How often rows of ended windows are deleted. */
 export const purgeInterval = Duration.minutes(1)
@@ -39,7 +40,7 @@ const readOne = (statements: Statements, subject: string): State | undefined => 
  * @internal
  */
 export const deleteEnded = (database: Database, now: number): Effect.Effect<number, StoreError.StoreError> =>
-  database.write("Deleting ended rate-limit windows", (statements) => statements.run(deleteEndedSql, now).changes)
+  database.write("Deleting ended rate-limit windows", (statements) => statements.run(deleteEndedSql, now, now, now).changes)
 
 /** @internal */
 export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Database | Scope.Scope> = Effect.gen(
