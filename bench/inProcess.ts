@@ -135,10 +135,13 @@ const checkSame = async (scenario: Scenario, ours: PetOperations.PetOperationsSe
   }
 }
 
-/** `PetOperations` on `store`, sealing cursors with `cursorSecret` instead of the store's own secret. */
+/** `PetOperations` on `store`, sealing cursors with `cursorSecret`, with tracing off as the server runs it. */
 const opsOf = (store: Layer.Layer<AnimalStore.StorePorts, unknown>) =>
   ManagedRuntime.make(
-    PetOperations.layer.pipe(Layer.provideMerge(Layer.merge(store, ListPetsQuery.layerCursorSecret(cursorSecret))))
+    PetOperations.layer.pipe(
+      Layer.provideMerge(Layer.merge(store, ListPetsQuery.layerCursorSecret(cursorSecret))),
+      Layer.provide(Layer.setTracerEnabled(false))
+    )
   )
 
 const seconds = (start: number) => (performance.now() - start) / 1000
