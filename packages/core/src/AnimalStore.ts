@@ -165,7 +165,8 @@ export interface OpenOptions {
 }
 
 /**
- * Opens the store for a host that does not use Effect.
+ * Opens the store for a host that does not use Effect. Its calls make no
+ * spans: its runtime runs with Effect's tracer disabled (record 0065).
  *
  * @example
  * ```ts
