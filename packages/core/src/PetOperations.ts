@@ -139,11 +139,9 @@ const fromStoreOutcome = (
 const created = (pet: Pet): CreatePetOutcome => ({ pet, replayed: false })
 
 /**
- * Builds the operations on a `PetRepository`. Keyed `createPet` calls use the
- * `IdempotencyStore` of the context (every store's layer provides one, and
- * `AnimalStore.layer` requires it); without one, a keyed call is a defect.
- * A keyed call reads the time from the `Clock` of the fiber that built the
- * operations (a `TestClock` in tests), as `PlanRateLimiter` does.
+ * Builds the operations on a `PetRepository`. A keyed `createPet` uses the
+ * context's `IdempotencyStore` (without one it is a defect) and the `Clock`
+ * of the building fiber.
  *
  * @since 1.0.0
  * @category constructors
