@@ -35,11 +35,9 @@ import * as facade from "./internal/facade.js"
 export type StorePorts = PetRepository | ApiKeyStore | RateLimitStore | IdempotencyStore | CursorSecret
 
 /**
- * The ports `layer` cannot do without. The `IdempotencyStore` is taken from
- * the context when there is one (every store's layer provides it); without
- * it, a `createPet` with an idempotency key is a defect. So is the
- * `CursorSecret` (every store's layer provides it too); without it, cursors
- * are sealed with a random secret of the process (`ListPetsQuery.cursors`).
+ * The ports `layer` cannot do without. Without an `IdempotencyStore`, a keyed
+ * `createPet` is a defect; without a `CursorSecret`, cursors are sealed with
+ * a random secret of the process. Every store's layer provides both.
  *
  * @since 1.0.0
  * @category models
@@ -62,11 +60,9 @@ export type Services =
   | StoreReadiness.StoreReadiness
 
 /**
- * The services of the store, on top of a store's ports (`StorePorts`; the
- * `IdempotencyStore` and `CursorSecret` are used when present, see
- * `RequiredPorts`) and the access settings. The store's `StoreReadiness` is
- * passed on when its layer provides one (every store's does), else it is
- * `StoreReadiness.alwaysReady`.
+ * The services of the store, on a store's ports (`StorePorts`, see
+ * `RequiredPorts`) and the access settings; the store's `StoreReadiness` when
+ * it has one, else `StoreReadiness.alwaysReady`.
  *
  * @since 1.0.0
  * @category layers
@@ -165,7 +161,8 @@ export interface OpenOptions {
 }
 
 /**
- * Opens the store for a host that does not use Effect.
+ * Opens the store for a host that does not use Effect. Its calls make no
+ * spans: its runtime runs with Effect's tracer disabled (record 0065).
  *
  * @example
  * ```ts

@@ -169,9 +169,8 @@ const principalOf = (key: ApiKey): Principal => ({
 export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessConfig> = Effect.gen(function*() {
   const store = yield* ApiKeyStore
   const { environment: served } = yield* AccessConfig
-  const span = yield* Tracing.span
-
   const clock = yield* Effect.clock
+  const fn = yield* Tracing.fn
 
   /** The principal of the key found by `digest`, or why it is refused at the current time. */
   const principalOrRefusal = (digest: string) => (found: Option.Option<ApiKey>): Effect.Effect<Principal, Unauthorized> => {
@@ -187,8 +186,13 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
     return Effect.succeed(principalOf(key))
   }
 
-  const insert = (secret: string, { environment, expiresAt, limits, plan, window }: Options) =>
-    Effect.gen(function*() {
+  /** The principal of a well-formed credential's `digest`, or why it is refused. */
+  const authenticateDigest = fn("ApiKeyAuth.authenticate")((digest: string) =>
+    Effect.flatMap(store.findByDigest(digest), principalOrRefusal(digest))
+  )
+
+  const insert = Effect.fnUntraced(
+    function*(secret: string, { environment, expiresAt, limits, plan, window }: Options) {
       const now = yield* Clock.currentTimeMillis
       const id = yield* Effect.sync(generateKeyId)
       return yield* store.insert(
@@ -206,24 +210,21 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
           previousSecret: Option.none()
         })
       )
-    })
+    }
+  )
 
   return {
     authenticate: (credential) => {
       if (credential === undefined) return unauthorized("missing")
       if (environmentOf(credential) === undefined) return unauthorized("malformed")
-      const digest = digestOf(credential)
-      return Effect.flatMap(store.findByDigest(digest), principalOrRefusal(digest)).pipe(
-        span("ApiKeyAuth.authenticate")
-      )
+      return authenticateDigest(digestOf(credential))
     },
-    issue: (options) =>
-      Effect.gen(function*() {
-        const resolved = yield* resolveOptions(options, served, clock.unsafeCurrentTimeMillis())
-        const secret = yield* Effect.sync(() => generateSecret(resolved.environment))
-        const key = yield* insert(secret, resolved)
-        return { key, secret: Redacted.make(secret) }
-      }),
+    issue: Effect.fnUntraced(function*(options: IssueOptions) {
+      const resolved = yield* resolveOptions(options, served, clock.unsafeCurrentTimeMillis())
+      const secret = yield* Effect.sync(() => generateSecret(resolved.environment))
+      const key = yield* insert(secret, resolved)
+      return { key, secret: Redacted.make(secret) }
+    }),
     provision: (secret, options) => {
       const value = Redacted.value(secret)
       const environment = environmentOf(value)
@@ -245,17 +246,16 @@ export const make: Effect.Effect<ApiKeyAuthService, never, ApiKeyStore | AccessC
     },
     list: store.list,
     revoke: (id) => Effect.flatMap(Clock.currentTimeMillis, (now) => store.revoke(id, new Date(now))),
-    rotate: (id, grace) =>
-      Effect.gen(function*() {
-        const key = (yield* store.list).find((key) => key.id === id)
-        if (key === undefined) return Option.none()
-        if (Option.isSome(key.revokedAt)) return yield* invalid("key", "id", `${id} is revoked: a revoked key cannot be rotated`)
-        const now = yield* Clock.currentTimeMillis
-        const secret = yield* Effect.sync(() => generateSecret(key.environment))
-        const next = { digest: digestOf(secret), prefix: displayPrefixOf(secret, key.environment) }
-        const rotated = yield* store.rotate(id, next, new Date(now + Duration.toMillis(grace)))
-        return Option.map(rotated, (key) => ({ key, secret: Redacted.make(secret) }))
-      })
+    rotate: Effect.fnUntraced(function*(id: string, grace: Duration.Duration) {
+      const key = (yield* store.list).find((key) => key.id === id)
+      if (key === undefined) return Option.none()
+      if (Option.isSome(key.revokedAt)) return yield* invalid("key", "id", `${id} is revoked: a revoked key cannot be rotated`)
+      const now = yield* Clock.currentTimeMillis
+      const secret = yield* Effect.sync(() => generateSecret(key.environment))
+      const next = { digest: digestOf(secret), prefix: displayPrefixOf(secret, key.environment) }
+      const rotated = yield* store.rotate(id, next, new Date(now + Duration.toMillis(grace)))
+      return Option.map(rotated, (key) => ({ key, secret: Redacted.make(secret) }))
+    })
   }
 })
 

@@ -113,13 +113,13 @@ export class PetOperations extends Context.Tag("@animal-store/core/PetOperations
 const foreignCursor = () =>
   invalidRequest("query", [{ path: "cursor", message: "is not a cursor of this listing (altered, or issued for another status)" }])
 
-const orNotFound = (id: PetId) => (pet: Option.Option<Pet>): Effect.Effect<Pet, PetNotFound> =>
-  Option.isSome(pet) ? Effect.succeed(pet.value) : Effect.fail(new PetNotFound({ id }))
-
 const invalidKey = invalidRequest("request", [{
   path: "Idempotency-Key",
   message: `must be 1 to ${Idempotency.maxKeyLength} visible ASCII characters`
 }])
+
+const orNotFound = (id: PetId) => (pet: Option.Option<Pet>): Effect.Effect<Pet, PetNotFound> =>
+  Option.isSome(pet) ? Effect.succeed(pet.value) : Effect.fail(new PetNotFound({ id }))
 
 const fromStoreOutcome = (
   outcome: IdempotentCreateOutcome
@@ -139,11 +139,9 @@ const fromStoreOutcome = (
 const created = (pet: Pet): CreatePetOutcome => ({ pet, replayed: false })
 
 /**
- * Builds the operations on a `PetRepository`. Keyed `createPet` calls use the
- * `IdempotencyStore` of the context (every store's layer provides one, and
- * `AnimalStore.layer` requires it); without one, a keyed call is a defect.
- * A keyed call reads the time from the `Clock` of the fiber that built the
- * operations (a `TestClock` in tests), as `PlanRateLimiter` does.
+ * Builds the operations on a `PetRepository`. A keyed `createPet` uses the
+ * context's `IdempotencyStore` (without one it is a defect) and the `Clock`
+ * of the building fiber.
  *
  * @since 1.0.0
  * @category constructors
@@ -152,14 +150,16 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
   const repository = yield* PetRepository
   const idempotency = yield* Effect.serviceOption(IdempotencyStore)
   const clock = yield* Effect.clock
-  const span = yield* Tracing.span
+  const cursors = yield* makeCursors
+  const fn = yield* Tracing.fn
 
   /** A keyed create: the key is validated before the store is reached, so a refusal leaves no record. */
   const createKeyed = (
     pet: NewPet,
-    options: CreatePetOptions & { readonly idempotencyKey: string }
+    options: CreatePetOptions,
+    key: string
   ): Effect.Effect<CreatePetOutcome, CreatePetError> => {
-    if (!Idempotency.isKey(options.idempotencyKey)) return Effect.fail(invalidKey)
+    if (!Idempotency.isKey(key)) return Effect.fail(invalidKey)
     if (Option.isNone(idempotency)) {
       return Effect.dieMessage("createPet with an idempotency key needs an IdempotencyStore in the context")
     }
@@ -169,7 +169,7 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
       Effect.flatMap((now) =>
         store.createPet({
           scope: options.idempotencyScope ?? "",
-          key: options.idempotencyKey,
+          key,
           pet,
           now,
           decide: Idempotency.decide(fingerprint, now)
@@ -179,30 +179,25 @@ export const make: Effect.Effect<PetOperationsService, never, PetRepository> = E
     )
   }
 
-  const cursors = yield* makeCursors
   return {
-    listPets: (query) => {
+    listPets: fn("PetOperations.listPets")((query: ListPetsQuery): Effect.Effect<PetPage, InvalidRequest | StoreError> => {
       let afterId: PetId | undefined
       if (query.cursor !== undefined) {
         afterId = cursors.open(query.cursor, query.status)
         if (afterId === undefined) return Effect.fail(foreignCursor())
       }
-      return Effect.map(
-        repository.list({ status: query.status, afterId, limit: query.limit + 1 }),
-        (found): PetPage => {
-          if (found.length <= query.limit) return { pets: found, nextCursor: undefined }
-          const pets = found.slice(0, query.limit)
-          return { pets, nextCursor: cursors.seal(query.status, pets[pets.length - 1]!.id) }
-        }
-      ).pipe(span("PetOperations.listPets"))
-    },
-    createPet: ((pet: NewPet, options?: CreatePetOptions): Effect.Effect<CreatePetOutcome, CreatePetError> =>
-      span("PetOperations.createPet")(
-        options?.idempotencyKey === undefined
-          ? Effect.map(repository.insert(pet), created)
-          : createKeyed(pet, options as CreatePetOptions & { readonly idempotencyKey: string })
-      )) as PetOperationsService["createPet"],
-    getPet: (id) => Effect.flatMap(repository.findById(id), orNotFound(id)).pipe(span("PetOperations.getPet"))
+      return Effect.map(repository.list({ status: query.status, afterId, limit: query.limit + 1 }), (found) => {
+        if (found.length <= query.limit) return { pets: found, nextCursor: undefined }
+        const pets = found.slice(0, query.limit)
+        return { pets, nextCursor: cursors.seal(query.status, pets[pets.length - 1]!.id) }
+      })
+    }),
+    createPet: fn("PetOperations.createPet")((pet: NewPet, options?: CreatePetOptions) =>
+      options?.idempotencyKey === undefined
+        ? Effect.map(repository.insert(pet), created)
+        : createKeyed(pet, options, options.idempotencyKey)
+    ) as PetOperationsService["createPet"],
+    getPet: fn("PetOperations.getPet")((id: PetId) => Effect.flatMap(repository.findById(id), orNotFound(id)))
   }
 })
 

@@ -152,20 +152,17 @@ export const make: Effect.Effect<PlanRateLimiterService, never, RateLimitStore |
     const rulesOf = rulesFor(settings)
     const addresses = yield* AddressStates.make(settings.anonymousAddresses)
     const clock = yield* Effect.clock
-    const span = yield* Tracing.span
+    const fn = yield* Tracing.fn
     return {
-      check: (subject) => {
+      check: fn("PlanRateLimiter.check")((subject: RateLimitSubject) => {
         const rules = rulesOf(subject)
         const counters = decisionCounters[subject._tag === "Key" ? subject.principal.plan : "anonymous"]
         const step = (state: RateLimitState | undefined) => decide(rules, clock.unsafeCurrentTimeMillis())(state)
         const counted = subject._tag === "Key"
           ? store.modify(`key:${subject.principal.keyId}`, step)
           : addresses.modify(bucketOf(subject.address), step)
-        return counted.pipe(
-          Effect.tap((decision) => Metric.increment(counters[decision.outcome])),
-          span("PlanRateLimiter.check")
-        )
-      }
+        return Effect.tap(counted, (decision) => Metric.increment(counters[decision.outcome]))
+      })
     }
   }
 )

@@ -1,14 +1,7 @@
 /**
- * The standalone server: the HTTP API on the adapter's hardened Node http
- * server (`NodeServer`), on a store (memory or a SQLite file), with keys
- * provisioned at start.
- *
- * Shutdown (scope closed, e.g. by SIGINT/SIGTERM through `NodeRuntime`):
- * the server stops accepting, responses from then on say `Connection: close`
- * and idle keep-alive connections are closed (`NodeServer.drain`), requests
- * in flight finish, then the store is closed, in that order. Startup (the
- * address, the store, the environment) and each step of the shutdown are
- * logged.
+ * The standalone server: the HTTP API on the adapter's hardened Node http server, on a store
+ * (memory or a SQLite file), with keys provisioned at start. At shutdown it stops accepting,
+ * answers the requests in flight, then closes the store, each step logged.
  *
  * @since 1.0.0
  */
@@ -157,6 +150,8 @@ const baseUrlOf = (options: Options): string | undefined =>
  * The server with `options`: built in the order store, keys, HTTP server
  * (`http`, by default `layerHttp`: listening on `options`' host and port);
  * released in the reverse order.
+ * It makes spans when the tracer of the context is enabled (Effect's default):
+ * `Tracing.provide` exports them, or disables the tracer (record 0065).
  *
  * @since 1.0.0
  * @category layers

@@ -1,12 +1,8 @@
 /**
- * The standalone server's traces: OpenTelemetry through
- * `@effect/opentelemetry`, exported over OTLP/HTTP when
- * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is
- * set, as service `OTEL_SERVICE_NAME` (default `animal-store`). Otherwise
- * tracing is disabled (`Effect.withTracerEnabled(false)`): the adapter and
- * core then make no spans at all. Exports that fail are logged when they
- * start failing and when they work again, and their spans counted
- * (`spansDroppedMetric`); at shutdown the last export gets one short try.
+ * The standalone server's traces and its tracing switch: OpenTelemetry over OTLP/HTTP when
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, as service
+ * `OTEL_SERVICE_NAME`; otherwise Effect's tracer is disabled, and neither the adapter nor core
+ * makes a span (records 0032, 0049, 0065).
  *
  * @since 1.0.0
  */
@@ -65,7 +61,8 @@ export const provide = (env: Env) => <A, E, R>(self: Layer.Layer<A, E, R>): Laye
   if (url === undefined) return Layer.locally(self, FiberRef.currentTracerEnabled, false)
   const serviceName = env["OTEL_SERVICE_NAME"] || defaultServiceName
   const sdk = Layer.unwrapEffect(
-    Effect.map(Effect.promise(() => import("./internal/otlpTracing.js")), (otlp) => otlp.layer({ url, serviceName }))
+    Effect.map(Effect.promise(() => import("./internal/otlpTracing.js")), (otlp) =>
+      otlp.layer({ url, serviceName, spansDropped: spansDroppedMetric }))
   )
   return Layer.provide(self, sdk)
 }

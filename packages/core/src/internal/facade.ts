@@ -24,7 +24,11 @@ export const open = async (
   options: OpenOptions
 ): Promise<AnimalStore> => {
   const runtime = ManagedRuntime.make(
-    layer.pipe(Layer.provide(options.store), Layer.provide(AccessConfig.layer(options.access)))
+    layer.pipe(
+      Layer.provide(options.store),
+      Layer.provide(AccessConfig.layer(options.access)),
+      Layer.provideMerge(Layer.setTracerEnabled(false))
+    )
   )
   const run = async <A>(effect: Effect.Effect<A, AnimalStoreError.AnimalStoreError, Services>): Promise<A> => {
     const exit = await runtime.runPromiseExit(effect)

@@ -1,11 +1,11 @@
 /**
- * Core's spans, made only when the fiber that builds a service has tracing
- * enabled (`Effect.withTracerEnabled`) and a tracer other than Effect's
- * native one (which exports nothing): otherwise calls pay nothing for them.
- * A span ends in error only on a defect or a `StoreError`; a refusal of the
- * domain (401, 404, 429...) is an answer, named by the span's `error.type`.
+ * Core's spans, gated by Effect's one tracing switch (`FiberRef.currentTracerEnabled`), read once
+ * where a service is built: with it off, calls pay nothing for them (record 0065). A span ends in
+ * error only on a defect or a `StoreError`; a refusal of the domain is an answer, named by the
+ * span's `error.type`.
  */
 import { Cause, Effect, Exit, FiberRef, Option } from "effect"
+import { isGeneratorFunction } from "effect/Utils"
 
 /** Wraps an effect in a span named `name` with `attributes`. */
 export type Span = (
@@ -13,7 +13,14 @@ export type Span = (
   attributes?: Record<string, unknown>
 ) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 
-const untraced: Span = () => (self) => self
+/**
+ * `Effect.fn(name)` without its stack traces: a generator body runs as `Effect.fnUntraced`, a body
+ * that returns an effect as itself; in a span named `name` (ended as `Span` ends it) when traced.
+ */
+export type Fn = (name: string) => Effect.fn.Gen & Effect.fn.NonGen
+
+const identity = <A, E, R>(self: Effect.Effect<A, E, R>) => self
+const untraced: Span = () => identity
 
 /** The tag of the domain's refusal `cause` holds (through a `GuardedFailure`), if it holds one and nothing worse. */
 const refusalOf = (cause: Cause.Cause<unknown>): string | undefined => {
@@ -38,11 +45,29 @@ const traced: Span = (name, attributes) => (self) =>
     captureStackTrace: false
   }))
 
-/** Effect's native tracer: the one of the default services. */
-const nativeTracer = Effect.runSync(Effect.tracer)
+type Pipeable = (self: any, ...args: Array<any>) => any
 
-/** `Effect.withSpan` when tracing is enabled on the building fiber with an exporting tracer, else the identity. */
+/** `body` with `pipeables` applied to its effect, without a step or closure more than they need. */
+const fnOf = (body: (...args: Array<any>) => any, pipeables: ReadonlyArray<Pipeable>) => {
+  if (isGeneratorFunction(body)) return (Effect.fnUntraced as (...all: Array<unknown>) => unknown)(body, ...pipeables)
+  if (pipeables.length === 0) return body
+  return (...args: Array<any>) => pipeables.reduce((effect, pipeable) => pipeable(effect, ...args), body(...args))
+}
+
+const fnUntraced: Fn = () => ((body: (...args: Array<any>) => any, ...pipeables: Array<Pipeable>) =>
+  fnOf(body, pipeables)) as Effect.fn.Gen & Effect.fn.NonGen
+
+const fnTraced: Fn = (name) => ((body: (...args: Array<any>) => any, ...pipeables: Array<Pipeable>) =>
+  fnOf(body, [...pipeables, traced(name)])) as Effect.fn.Gen & Effect.fn.NonGen
+
+/** `Effect.withSpan` (ended as above) when the building fiber has tracing enabled, else the identity. */
 export const span: Effect.Effect<Span> = Effect.map(
-  Effect.zip(FiberRef.get(FiberRef.currentTracerEnabled), Effect.tracer),
-  ([enabled, tracer]) => enabled && tracer !== nativeTracer ? traced : untraced
+  FiberRef.get(FiberRef.currentTracerEnabled),
+  (enabled) => enabled ? traced : untraced
+)
+
+/** `Fn` as the building fiber's tracing switch says: its operations in spans when it is on. */
+export const fn: Effect.Effect<Fn> = Effect.map(
+  FiberRef.get(FiberRef.currentTracerEnabled),
+  (enabled) => enabled ? fnTraced : fnUntraced
 )

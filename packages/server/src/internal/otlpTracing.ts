@@ -1,8 +1,6 @@
 /**
- * The OpenTelemetry SDK of `Tracing`: its spans batched to an OTLP/HTTP (JSON) receiver. An export
- * that fails is logged when exports start failing and when they work again, and its spans, with
- * those the batch's full queue refused, are counted as dropped (`Tracing.spansDroppedMetric`). At
- * shutdown each export gets one try of at most `closingMillis`.
+ * The OpenTelemetry SDK of `Tracing`: spans batched to an OTLP/HTTP (JSON) receiver, failing
+ * exports logged and their spans counted as dropped (record 0049), one short try at shutdown.
  */
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import type { Counter, Meter, MeterProvider } from "@opentelemetry/api"
@@ -11,12 +9,10 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base"
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Duration, Effect, Layer, Metric, Runtime, Tracer } from "effect"
-import { spansDroppedMetric } from "../Tracing.js"
 
 /**
- * Speed only: Effect's OpenTelemetry tracer without the OpenTelemetry context it sets around every run
- * of every fiber (no library here reads it). With it, and with refusals rendered as errors, a traced
- * request cost 6.4x the CPU of an untraced one; 3.7x without both (`pnpm bench --only telemetry`).
+ * Speed only: Effect's OpenTelemetry tracer without the OpenTelemetry context it sets around every
+ * run of every fiber, which no library here reads (record 0032).
  */
 const withoutOtelContext = Layer.unwrapEffect(Effect.map(Effect.tracer, (tracer) =>
   Layer.setTracer(Tracer.make({
@@ -36,12 +32,14 @@ const closingMillis = 500
 /** The most the SDK's flush and shutdown may take in all. */
 const shutdownTimeout = Duration.seconds(2)
 
-/** The counter of spans dropped. */
-const dropped = Metric.counter(spansDroppedMetric, {
-  description: "Spans dropped: in exports that failed, or refused by the full queue of the batch",
-  incremental: true
-})
-const drop = (spans: number) => dropped.unsafeUpdate(spans, [])
+/** The counter of spans dropped, named `name`. */
+const droppedCounter = (name: string) => {
+  const counter = Metric.counter(name, {
+    description: "Spans dropped: in exports that failed, or refused by the full queue of the batch",
+    incremental: true
+  })
+  return (spans: number) => counter.unsafeUpdate(spans, [])
+}
 
 /** The endpoint as logged: without credentials or query. */
 const endpointOf = (url: string): string => {
@@ -73,7 +71,8 @@ class WatchedExporter implements SpanExporter {
     private readonly open: SpanExporter,
     private readonly closing: SpanExporter,
     private readonly log: (effect: Effect.Effect<void>) => void,
-    private readonly endpoint: string
+    private readonly endpoint: string,
+    private readonly drop: (spans: number) => void
   ) {}
 
   export(spans: Array<ReadableSpan>, resultCallback: (result: ExportResult) => void): void {
@@ -95,7 +94,7 @@ class WatchedExporter implements SpanExporter {
   }
 
   private failed(spans: number, error: Error | undefined) {
-    drop(spans)
+    this.drop(spans)
     this.droppedWhileFailing += spans
     if (this.failing) return
     this.failing = true
@@ -106,7 +105,7 @@ class WatchedExporter implements SpanExporter {
 
   /** The queue of the batch is full: `spans` were refused. */
   queueFull(spans: number) {
-    drop(spans)
+    this.drop(spans)
     if (this.failing) this.droppedWhileFailing += spans
   }
 
@@ -147,14 +146,17 @@ const queueWatch = (queueFull: (spans: number) => void): MeterProvider => {
 
 type BatchConfig = NonNullable<ConstructorParameters<typeof BatchSpanProcessor>[1]>
 
-/** @internal */
-export const layer = (options: { readonly url: string; readonly serviceName: string }) =>
+/** The SDK exporting to `url` as `serviceName`, its dropped spans counted by the counter `spansDropped`. @internal */
+export const layer = (
+  options: { readonly url: string; readonly serviceName: string; readonly spansDropped: string }
+) =>
   Layer.unwrapEffect(Effect.map(Effect.runtime<never>(), (runtime) => {
     const exporter = new WatchedExporter(
       new OTLPTraceExporter({ url: options.url }),
       new OTLPTraceExporter({ url: options.url, timeoutMillis: closingMillis }),
       Runtime.runFork(runtime),
-      endpointOf(options.url)
+      endpointOf(options.url),
+      droppedCounter(options.spansDropped)
     )
     // The SDK's own option (`SpanProcessorOptions`), passed on by the env-reading `BatchSpanProcessor`.
     const config: BatchConfig & { readonly selfObsMeterProvider: MeterProvider } = {
