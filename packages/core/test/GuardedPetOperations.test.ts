@@ -33,7 +33,9 @@ const guardedLayer = (
       stores.limits ?? ModelRateLimitStore.layer,
       stores.pets ?? ModelPetRepository.layer(),
       AccessConfig.layer(settings)
-    ))
+    )),
+    // Untraced, as the facade and the server without OTLP: errors are compared by identity.
+    Layer.provideMerge(Layer.setTracerEnabled(false))
   )
 
 const storeError = new StoreError({ reason: "Unavailable", message: "the store is down" })
