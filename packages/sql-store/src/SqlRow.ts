@@ -6,7 +6,7 @@
  */
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 
 /**
  * A check that a value read from the database has type `A`.
@@ -14,19 +14,19 @@ import { Effect } from "effect"
  * @since 1.0.0
  * @category models
  */
-export type Guard<A> = (u: unknown) => u is A
+export type Guard<A> = Predicate.Refinement<unknown, A>
 
 /**
  * @since 1.0.0
  * @category guards
  */
-export const isString: Guard<string> = (u): u is string => typeof u === "string"
+export const isString: Guard<string> = Predicate.isString
 
 /**
  * @since 1.0.0
  * @category guards
  */
-export const isNumber: Guard<number> = (u): u is number => typeof u === "number"
+export const isNumber: Guard<number> = Predicate.isNumber
 
 /**
  * An integer column as drivers give it: a number, or a decimal string (PostgreSQL's `bigint`).
@@ -34,8 +34,7 @@ export const isNumber: Guard<number> = (u): u is number => typeof u === "number"
  * @since 1.0.0
  * @category guards
  */
-export const isInteger: Guard<number | string> = (u): u is number | string =>
-  typeof u === "number" || typeof u === "string"
+export const isInteger: Guard<number | string> = Predicate.or(Predicate.isNumber, Predicate.isString)
 
 /**
  * `guard`, or NULL.
@@ -43,7 +42,7 @@ export const isInteger: Guard<number | string> = (u): u is number | string =>
  * @since 1.0.0
  * @category guards
  */
-export const isNullOr = <A>(guard: Guard<A>): Guard<A | null> => (u): u is A | null => u === null || guard(u)
+export const isNullOr = <A>(guard: Guard<A>): Guard<A | null> => Predicate.or(Predicate.isNull, guard)
 
 /**
  * One of `literals` (a `Schema.Literal`'s `literals`).

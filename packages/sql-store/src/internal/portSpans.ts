@@ -9,38 +9,27 @@ import { ApiKeyStore, IdempotencyStore, PetRepository, RateLimitStore } from "@a
 import { Context, Effect, FiberRef, Layer } from "effect"
 import type { Ports } from "../SqlStore.js"
 
-/** `effect` in the span `name`. */
-const spanned = <A, E, R>(effect: Effect.Effect<A, E, R>, name: string): Effect.Effect<A, E, R> =>
-  Effect.withSpan(effect, name, { captureStackTrace: false })
-
-/** The span name of `method` of `port` in `store`. */
-const nameOf = (store: string, port: string) => (method: string): string => `${store}.${port}.${method}`
+/** Puts an effect of `port`'s method in the span `<store>.<port>.<method>`. */
+const spansOf = (store: string, port: string) => <A, E, R>(method: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.withSpan(effect, `${store}.${port}.${method}`, { captureStackTrace: false })
 
 const petRepository = (store: string, port: PetRepository.PetRepositoryService): PetRepository.PetRepositoryService => {
-  const name = nameOf(store, "PetRepository")
-  const names = { insert: name("insert"), findById: name("findById"), list: name("list") }
+  const span = spansOf(store, "PetRepository")
   return {
-    insert: (pet) => spanned(port.insert(pet), names.insert),
-    findById: (id) => spanned(port.findById(id), names.findById),
-    list: (filter) => spanned(port.list(filter), names.list)
+    insert: (pet) => span("insert", port.insert(pet)),
+    findById: (id) => span("findById", port.findById(id)),
+    list: (filter) => span("list", port.list(filter))
   }
 }
 
 const apiKeyStore = (store: string, port: ApiKeyStore.ApiKeyStoreService): ApiKeyStore.ApiKeyStoreService => {
-  const name = nameOf(store, "ApiKeyStore")
-  const names = {
-    insert: name("insert"),
-    findByDigest: name("findByDigest"),
-    list: name("list"),
-    revoke: name("revoke"),
-    rotate: name("rotate")
-  }
+  const span = spansOf(store, "ApiKeyStore")
   return {
-    insert: (key) => spanned(port.insert(key), names.insert),
-    findByDigest: (digest) => spanned(port.findByDigest(digest), names.findByDigest),
-    list: spanned(port.list, names.list),
-    revoke: (id, at) => spanned(port.revoke(id, at), names.revoke),
-    rotate: (id, next, until) => spanned(port.rotate(id, next, until), names.rotate)
+    insert: (key) => span("insert", port.insert(key)),
+    findByDigest: (digest) => span("findByDigest", port.findByDigest(digest)),
+    list: span("list", port.list),
+    revoke: (id, at) => span("revoke", port.revoke(id, at)),
+    rotate: (id, next, until) => span("rotate", port.rotate(id, next, until))
   }
 }
 
@@ -48,11 +37,10 @@ const rateLimitStore = (
   store: string,
   port: RateLimitStore.RateLimitStoreService
 ): RateLimitStore.RateLimitStoreService => {
-  const name = nameOf(store, "RateLimitStore")
-  const names = { modify: name("modify"), get: name("get") }
+  const span = spansOf(store, "RateLimitStore")
   return {
-    modify: (subject, f) => spanned(port.modify(subject, f), names.modify),
-    get: (subject) => spanned(port.get(subject), names.get)
+    modify: (subject, f) => span("modify", port.modify(subject, f)),
+    get: (subject) => span("get", port.get(subject))
   }
 }
 
@@ -60,11 +48,10 @@ const idempotencyStore = (
   store: string,
   port: IdempotencyStore.IdempotencyStoreService
 ): IdempotencyStore.IdempotencyStoreService => {
-  const name = nameOf(store, "IdempotencyStore")
-  const names = { createPet: name("createPet"), purge: name("purge") }
+  const span = spansOf(store, "IdempotencyStore")
   return {
-    createPet: (request) => spanned(port.createPet(request), names.createPet),
-    purge: (now, limit) => spanned(port.purge(now, limit), names.purge)
+    createPet: (request) => span("createPet", port.createPet(request)),
+    purge: (now, limit) => span("purge", port.purge(now, limit))
   }
 }
 
