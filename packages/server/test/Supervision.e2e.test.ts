@@ -6,11 +6,14 @@
  * kept connections and on the operations port, and a worker that keeps dying is restarted less and less
  * often; requests on a kept connection never pass through the supervisor.
  * SIGHUP replaces the workers of `--workers 2` one by one with no request
- * refused, and stops one worker as SIGTERM does.
+ * refused, and stops one worker as SIGTERM does. The one worker of the
+ * default serve accepts the API's connections itself (record 0067).
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
+import { once } from "node:events"
 import * as Http from "node:http"
+import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { startServe } from "./support/CliProcess.js"
@@ -41,7 +44,61 @@ const expectRefused = (reply: Reply) => {
   })
 }
 
+/** The IPv4 TCP sockets with local port `port`, as `/proc/net/tcp` lists them (inode 0: not accepted by any process). */
+const tcpSockets = (port: number) =>
+  Fs.readFileSync("/proc/net/tcp", "utf8").split("\n").slice(1).filter((line) => line.trim() !== "").map((line) => {
+    const fields = line.trim().split(/\s+/)
+    return {
+      localPort: parseInt(fields[1]!.split(":")[1]!, 16),
+      remotePort: parseInt(fields[2]!.split(":")[1]!, 16),
+      listening: fields[3] === "0A",
+      inode: fields[9]!
+    }
+  }).filter((socket) => socket.localPort === port)
+
+/** The inodes of the sockets open in process `pid`. */
+const socketInodes = (pid: number) =>
+  Fs.readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+    try {
+      return [/^socket:\[(\d+)\]$/.exec(Fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1]].filter((inode) => inode !== undefined)
+    } catch {
+      return []
+    }
+  })
+
 describe("the supervisor of animal-store serve", () => {
+  it("lets the one worker of the default serve accept the API's connections itself: while it is stopped, a new connection waits unaccepted, then it answers", () =>
+    withFolder(async (folder) => {
+      const serving = await startServe(["--store", `sqlite:${Path.join(folder, "animal-store.db")}`, "--access-log", "off"], env)
+      try {
+        const worker = await workerPid(serving, 1)
+        const port = Number(new URL(serving.origin).port)
+        const listening = tcpSockets(port).find((socket) => socket.listening)!
+        expect(socketInodes(worker)).toContain(listening.inode)
+
+        process.kill(worker, "SIGSTOP")
+        const socket = Net.connect(port, "127.0.0.1")
+        const received: Array<Buffer> = []
+        socket.on("data", (chunk: Buffer) => received.push(chunk))
+        try {
+          await once(socket, "connect")
+          socket.write(`GET /v1/pets?limit=1 HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${key}\r\nconnection: close\r\n\r\n`)
+          await sleep(500)
+          // The supervisor, idle, accepted nothing: the connection waits in the socket's backlog for the worker.
+          const waiting = tcpSockets(port).find((s) => !s.listening && s.remotePort === socket.localPort)
+          expect(waiting?.inode).toBe("0")
+        } finally {
+          process.kill(worker, "SIGCONT")
+        }
+        await once(socket, "end")
+        expect(Buffer.concat(received).toString("latin1")).toMatch(/^HTTP\/1\.1 200 /)
+      } finally {
+        serving.child.kill("SIGTERM")
+      }
+      expect((await serving.exited).code).toBe(0)
+    }))
+
+
   it("restarts the one worker of the default serve; while it keeps dying every request gets 503 with Retry-After, and the restarts slow down", () =>
     withFolder(async (folder) => {
       const database = Path.join(folder, "animal-store.db")

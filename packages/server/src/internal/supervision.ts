@@ -65,6 +65,21 @@ export interface Connection {
   readonly id: number
 }
 
+/**
+ * Supervisor to worker, with the API's listening socket (a `net.Server`), when
+ * one worker serves: it accepts from it itself; answered `Listening`.
+ *
+ * @internal
+ */
+export interface Listen {
+  readonly _tag: "AnimalStore/Listen"
+}
+
+/** Worker to supervisor, with a copy of that socket's handle, which accepts nothing there. @internal */
+export interface Listening {
+  readonly _tag: "AnimalStore/Listening"
+}
+
 /** Worker to supervisor: it has its copy of the socket of connection `id`. @internal */
 export interface Took {
   readonly _tag: "AnimalStore/Took"
@@ -144,6 +159,8 @@ export type Message =
   | Ready
   | Connection
   | Took
+  | Listen
+  | Listening
   | Drain
   | Metrics
   | MetricsReply
@@ -200,6 +217,15 @@ export const receive = <T extends Message["_tag"]>(
 export const tell = (message: Message): void => {
   if (process.connected) process.send?.(message, undefined, undefined, () => {})
 }
+
+/** In a worker: sends `message` with `handle` to the supervisor (nothing when it is gone). @internal */
+export const tellWith = (message: Message, handle: object): void => {
+  const send = process.send as SendWithHandle | undefined
+  if (process.connected) send?.call(process, message, handle, undefined, () => {})
+}
+
+/** `process.send`, taking a listening socket's bare handle too (Node's `<Handle>`, left out of its types). */
+type SendWithHandle = (message: Message, handle: object, options: undefined, callback: () => void) => boolean
 
 /** In a worker: sends `message` to the supervisor; done once it is written (at once when the supervisor is gone). @internal */
 export const send = (message: Message): Promise<void> =>

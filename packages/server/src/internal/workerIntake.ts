@@ -1,6 +1,7 @@
 /**
  * A worker's side of `animal-store serve`'s supervisor: it tells its settings,
- * serves the connections handed to it on servers that listen on nothing, and drains when told to.
+ * serves the connections handed to it on servers that listen on nothing (or,
+ * alone, accepts from the API's socket itself, record 0067), and drains when told to.
  *
  * @internal
  */
@@ -9,9 +10,9 @@ import type { RequestHandler } from "@animal-store/http-adapter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Scope } from "effect"
-import { Deferred, Effect, Exit, FiberId, Layer, Option, RuntimeFlags, RuntimeFlagsPatch } from "effect"
+import { Deferred, Effect, Exit, FiberId, Layer, Option, Predicate, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import * as Http from "node:http"
-import type * as Net from "node:net"
+import * as Net from "node:net"
 import type * as StandaloneServer from "../StandaloneServer.js"
 import * as Supervision from "./supervision.js"
 
@@ -23,14 +24,43 @@ const intake: Partial<Record<Supervision.Listener, (socket: Net.Socket) => void>
 
 let receiving = false
 
+/** The API's listening socket, when this worker accepts from it itself; closed once it drains. */
+let accepting: Net.Server | undefined
+let acceptingClosed = false
+
+/** Accepts the API's connections from `server` and gives the supervisor a copy of its handle, which accepts nothing there. */
+const acceptFrom = (server: unknown): void => {
+  const handle = Predicate.hasProperty(server, "_handle") ? server._handle : undefined
+  if (!(server instanceof Net.Server) || !Predicate.isObject(handle)) return
+  if (acceptingClosed || accepting !== undefined) {
+    server.close()
+    return
+  }
+  accepting = server
+  server.on("error", () => {})
+  server.on("connection", (socket: Net.Socket) => {
+    socket.setNoDelay(true)
+    hand("main", socket)
+  })
+  Supervision.tellWith({ _tag: "AnimalStore/Listening" }, handle)
+}
+
+/** This worker accepts no more connections from the API's socket. */
+const stopAccepting = (): void => {
+  acceptingClosed = true
+  accepting?.close()
+  accepting = undefined
+}
+
 const receiveAll = (): void => {
   if (receiving) return
   receiving = true
   Supervision.receive("AnimalStore/Drain", (message) => Deferred.unsafeDone(drainRequested, Exit.succeed(message.gently)))
   Supervision.receive("AnimalStore/Connection", (message, handle) => {
     Supervision.tell({ _tag: "AnimalStore/Took", id: message.id })
-    if (handle !== undefined) hand(message.listener, handle as Net.Socket)
+    if (handle instanceof Net.Socket) hand(message.listener, handle)
   })
+  Supervision.receive("AnimalStore/Listen", (_, server) => acceptFrom(server))
 }
 
 /** A connection accepted on `listener`, to its server (closed when none takes them). @internal */
@@ -112,6 +142,7 @@ export const serveConnections = (
     }),
     ({ sockets, whenDrained }) =>
       Effect.gen(function*() {
+        if (listener === "main") stopAccepting()
         if (logged) yield* Effect.logInfo("Draining: no new connections")
         const gently = (yield* Deferred.isDone(drainRequested)) && (yield* Deferred.await(drainRequested))
         yield* Effect.async<void>((resume) => {

@@ -1,8 +1,9 @@
 /**
- * The supervisor of `animal-store serve` (records 0035, 0045, 0046): it forks
- * the workers, holds the ports and hands each connection to a serving worker in
- * turn (503 while none serves), gathers their metrics and readiness, restarts a
- * worker that exits and replaces them on SIGHUP. It loads no store, no HTTP API.
+ * The supervisor of `animal-store serve` (records 0035, 0045, 0046, 0067): it
+ * forks the workers, holds the ports and hands each connection to a serving
+ * worker in turn (a lone worker accepts the API's itself; 503 while none
+ * serves), gathers their metrics and readiness, restarts a worker that exits
+ * and replaces them on SIGHUP. It loads no store, no HTTP API.
  *
  * @internal
  */
@@ -23,6 +24,7 @@ import {
   FiberId,
   FiberRef,
   LogLevel,
+  Predicate,
   Queue,
   Runtime,
   Schedule
@@ -121,6 +123,56 @@ interface Slot {
   current: Forked | undefined
 }
 
+/** A listening socket's handle received from a worker: a copy that accepts nothing until listened on. */
+type Handle = { readonly close: () => void }
+
+const isHandle = (handle: unknown): handle is Handle =>
+  Predicate.hasProperty(handle, "close") && Predicate.isFunction(handle.close)
+
+/**
+ * The API's listening socket when one worker serves (record 0067): that worker
+ * accepts from it itself, and the supervisor keeps a copy that accepts nothing,
+ * so connections wait in the backlog; the supervisor accepts only while no worker serves.
+ */
+class SharedPort {
+  private copy: Handle | undefined
+  private closed = false
+
+  constructor(private accepting: Net.Server | undefined, private readonly accept: (socket: Net.Socket) => void) {}
+
+  /** `forked` serves: it gets the socket, and answers `Listening` with a copy (`kept`). */
+  give(forked: Forked): void {
+    this.resume()
+    if (this.accepting === undefined || !forked.process.isConnected()) return
+    forked.process.send({ _tag: "AnimalStore/Listen" } satisfies Supervision.Listen, this.accepting, undefined, () => {})
+  }
+
+  /** A worker accepts from the socket: its copy is kept here, where nothing accepts any more, while `serving`. */
+  kept(copy: unknown, serving: boolean): void {
+    if (!isHandle(copy)) return
+    if (this.closed || !serving || this.copy !== undefined) return copy.close()
+    this.copy = copy
+    this.accepting?.close()
+    this.accepting = undefined
+  }
+
+  /** No worker serves: the supervisor accepts again. */
+  resume(): void {
+    if (this.closed || this.accepting !== undefined || this.copy === undefined) return
+    const server = Net.createServer({ pauseOnConnect: true, noDelay: true }, this.accept)
+    server.on("error", () => {})
+    server.listen(this.copy)
+    this.copy = undefined
+    this.accepting = server
+  }
+
+  close(): void {
+    this.closed = true
+    this.accepting?.close()
+    this.copy?.close()
+  }
+}
+
 /**
  * Where each accepted connection goes: the serving workers in turn; held during
  * the first start, else refused with 503 while none serves.
@@ -140,6 +192,8 @@ class Pool {
   everServed = false
   /** When each dead worker is due to be started again. */
   readonly restartDue = new Map<number, number>()
+  /** The API's socket, when a lone worker accepts from it. */
+  port: SharedPort | undefined
 
   /** How a connection is answered while no worker serves: closed until `refuseWith` says otherwise. */
   private refuse: (listener: Supervision.Listener, socket: Net.Socket) => void = (_, socket) => socket.destroy()
@@ -156,11 +210,18 @@ class Pool {
     const held = this.held
     this.held = []
     for (const [listener, socket] of held) this.route(listener, socket)
+    this.port?.give(forked)
   }
 
   remove(forked: Forked): void {
     const i = this.serving.indexOf(forked)
     if (i !== -1) this.serving.splice(i, 1)
+    if (this.serving.length === 0) this.port?.resume()
+  }
+
+  /** `forked` accepts from the API's socket: `copy` is kept while it serves. */
+  listening(forked: Forked, copy: unknown): void {
+    this.port?.kept(copy, this.serving.includes(forked))
   }
 
   route(listener: Supervision.Listener, socket: Net.Socket): void {
@@ -336,7 +397,7 @@ const readiness = (state: State, asking: Forked, id: number): void => {
     }))
 }
 
-const onMessage = (state: State, forked: Forked, message: unknown): void => {
+const onMessage = (state: State, forked: Forked, message: unknown, handle: unknown): void => {
   if (!Supervision.isMessage(message)) return
   switch (message._tag) {
     case "AnimalStore/Serve":
@@ -351,6 +412,8 @@ const onMessage = (state: State, forked: Forked, message: unknown): void => {
       return
     case "AnimalStore/Took":
       return state.pool.took(message.id)
+    case "AnimalStore/Listening":
+      return state.pool.listening(forked, handle)
     case "AnimalStore/Metrics":
       return scrape(state, forked, message.id)
     case "AnimalStore/MetricsReply":
@@ -394,7 +457,7 @@ const fork = (state: State, worker: number): Effect.Effect<Forked> =>
       state.live.add(forked)
       state.reporting.add(forked)
       state.pool.restartDue.delete(worker)
-      process.on("message", (message) => onMessage(state, forked, message))
+      process.on("message", (message, handle) => onMessage(state, forked, message, handle))
       process.once("disconnect", () => {
         state.pool.remove(forked)
         // It sends nothing more: its counts are kept for the service.
@@ -697,6 +760,10 @@ export const supervise = (policy: RestartPolicy = restartDefaults): Effect.Effec
     }
     if (config.ops !== undefined && bound.right.ops !== undefined) {
       yield* Effect.logInfo(`Operations listening on http://${config.ops.host}:${portOf(bound.right.ops)}`)
+    }
+    if (config.workers === 1) {
+      state.pool.port = new SharedPort(bound.right.main, (socket) => state.pool.route("main", socket))
+      yield* Effect.addFinalizer(() => Effect.sync(() => state.pool.port?.close()))
     }
     state.address = {
       _tag: "AnimalStore/Address",
