@@ -11,6 +11,7 @@ import type { ApiKey } from "./ApiKey.js"
 import * as ApiKeyAuth from "./ApiKeyAuth.js"
 import type { ApiKeyStore } from "./ApiKeyStore.js"
 import type { IdempotencyStore } from "./IdempotencyStore.js"
+import * as Delivery from "./Delivery.js"
 import * as DeprecationPolicy from "./DeprecationPolicy.js"
 import * as GuardedPetOperations from "./GuardedPetOperations.js"
 import * as KeyAdministration from "./KeyAdministration.js"
@@ -58,11 +59,12 @@ export type Services =
   | PlanRateLimiter.PlanRateLimiter
   | DeprecationPolicy.DeprecationPolicy
   | StoreReadiness.StoreReadiness
+  | Delivery.Delivery
 
 /**
  * The services of the store, on a store's ports (`StorePorts`, see
- * `RequiredPorts`) and the access settings; the store's `StoreReadiness` when
- * it has one, else `StoreReadiness.alwaysReady`.
+ * `RequiredPorts`) and the access settings; the store's `StoreReadiness` and
+ * `Delivery` when it has them, else `StoreReadiness.alwaysReady` and `Delivery.immediate`.
  *
  * @since 1.0.0
  * @category layers
@@ -81,6 +83,10 @@ export const layer: Layer.Layer<Services, never, RequiredPorts | AccessConfig.Ac
           Effect.serviceOption(StoreReadiness.StoreReadiness),
           Option.getOrElse(() => StoreReadiness.alwaysReady)
         )
+      ),
+      Layer.effect(
+        Delivery.Delivery,
+        Effect.map(Effect.serviceOption(Delivery.Delivery), Option.getOrElse(() => Delivery.immediate))
       )
     ))
   )

@@ -4,6 +4,7 @@
  *
  * @since 1.0.0
  */
+import { Delivery } from "@animal-store/core"
 import { Effect, Exit } from "effect"
 import * as Http from "node:http"
 import type { Duplex } from "node:stream"
@@ -110,9 +111,10 @@ export const make = (
   options?: RequestHandler.Options
 ): Effect.Effect<NodeServer.Listeners, never, RequestHandler.Requirements> =>
   Effect.gen(function*() {
-    const { handle, reject } = yield* RequestHandler.makeHandlers(options)
+    const { handle, held, reject } = yield* RequestHandler.makeHandlers(options)
     const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
-    const runCallback = yield* ChildRunCallback.make<RequestHandler.Requirements>()
+    // Requests' writes may be held for a later commit: their responses are written once durable.
+    const runCallback = yield* Effect.locally(ChildRunCallback.make<RequestHandler.Requirements>(), Delivery.held, held)
     const writes = ResponseWrites.make(writeOrDrop)
     /** Refuses a request Node parsed before it is handled; its connection is closed. */
     const refuse = (request: Http.IncomingMessage, response: Http.ServerResponse, reason: InvalidHttpReason) =>

@@ -8,8 +8,8 @@
  * @since 1.0.0
  */
 import type { PetOperations } from "@animal-store/core"
-import { GuardedPetOperations, StoreReadiness } from "@animal-store/core"
-import { Effect, FiberRef, LogLevel } from "effect"
+import { Delivery, GuardedPetOperations, StoreReadiness } from "@animal-store/core"
+import { Effect, FiberRef, LogLevel, Option } from "effect"
 import type * as AccessLog from "./AccessLog.js"
 import * as ClientAddress from "./ClientAddress.js"
 import * as Cors from "./Cors.js"
@@ -146,19 +146,31 @@ const withRequestId = (response: HttpExchange.Response, requestId: string): Http
  */
 export const makeHandlers = (
   options?: Options
-): Effect.Effect<{ readonly handle: RequestHandler; readonly reject: RejectionHandler }, never, Requirements> =>
+): Effect.Effect<
+  {
+    readonly handle: RequestHandler
+    readonly reject: RejectionHandler
+    /** Whether responses wait for the store's `Delivery`: fibers that run `handle` may then be `Delivery.held`. */
+    readonly held: boolean
+  },
+  never,
+  Requirements
+> =>
   Effect.gen(function*() {
     const guarded = yield* GuardedPetOperations.GuardedPetOperations
     const linkBase = linkBaseOf(options?.baseUrl)
     const readiness = (yield* StoreReadiness.StoreReadiness).check
     const report = StoreFaults.make(readiness).report
     const minimumLevel = yield* FiberRef.get(FiberRef.currentMinimumLogLevel)
+    const delivery = Option.getOrUndefined(yield* Effect.serviceOption(Delivery.Delivery))
     const settings: Finish.Settings = {
       linkBase,
       cors: Cors.make(options?.corsOrigins),
       accessLog: LogLevel.Info.ordinal >= minimumLevel.ordinal ? options?.accessLog ?? true : false,
       probeLog: LogLevel.Debug.ordinal >= minimumLevel.ordinal,
-      observe: options?.observe
+      observe: options?.observe,
+      delivery,
+      report
     }
     const finish = Finish.make(settings)
     const serve = Dispatch.make({
@@ -181,7 +193,11 @@ export const makeHandlers = (
         (cause) => Effect.map(defect(cause), (response) => withRequestId(response, requestId))
       )
     }
-    return { handle: traced ? Tracing.withServerSpan(untraced) : untraced, reject: Rejections.make(guarded, finish) }
+    return {
+      handle: traced ? Tracing.withServerSpan(untraced) : untraced,
+      reject: Rejections.make(guarded, finish),
+      held: delivery !== undefined
+    }
   })
 
 /**

@@ -7,6 +7,7 @@
  * @since 1.0.0
  */
 import type { AnimalStore, StoreError, StoreReadiness } from "@animal-store/core"
+import { Delivery } from "@animal-store/core"
 import { SqlStore, StoreUrl } from "@animal-store/sql-store"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
@@ -95,34 +96,38 @@ export const layerClient = (
 
 /**
  * Every port, the cursor secret (read, or made the first time, from the
- * database) and the store's readiness (`SELECT 1`), on the `SqliteClient` of
- * `makeClient` (migrated).
+ * database), the store's readiness (`SELECT 1`) and its `Delivery` (the held
+ * writes' commit, record 0068), on the `SqliteClient` of `makeClient` (migrated).
  *
  * @since 1.0.0
  * @category layers
  */
 export const layerPorts: Layer.Layer<
-  AnimalStore.StorePorts | StoreReadiness.StoreReadiness,
+  AnimalStore.StorePorts | StoreReadiness.StoreReadiness | Delivery.Delivery,
   StoreError.StoreError,
   SqliteClient.SqliteClient
-> = SqlStore
-  .layer({
-    ports: Layer.mergeAll(PetRepository.layer, ApiKeyStore.layer, RateLimitStore.layer, IdempotencyStore.layer).pipe(
-      Layer.provide(Layer.scoped(Database.Database, Effect.flatMap(SqliteClient.SqliteClient, Database.make)))
-    ),
+> = Layer.merge(
+  SqlStore.layer({
+    ports: Layer.mergeAll(PetRepository.layer, ApiKeyStore.layer, RateLimitStore.layer, IdempotencyStore.layer),
     classifier,
     name: "SqliteStore"
-  }).pipe(Layer.provide(Layer.effect(SqlClient.SqlClient, SqliteClient.SqliteClient)), Layer.merge(Readiness.layer))
+  }),
+  Layer.effect(Delivery.Delivery, Effect.map(Database.Database, (database) => database.delivery))
+).pipe(
+  Layer.provide(Layer.scoped(Database.Database, Effect.flatMap(SqliteClient.SqliteClient, Database.make))),
+  Layer.provide(Layer.effect(SqlClient.SqlClient, SqliteClient.SqliteClient)),
+  Layer.merge(Readiness.layer)
+)
 
 /**
- * Every port, and the readiness, on the SQLite database `options.filename`.
+ * Every port, the readiness and the `Delivery`, on the SQLite database `options.filename`.
  *
  * @since 1.0.0
  * @category layers
  */
 export const layer = (
   options: Options
-): Layer.Layer<AnimalStore.StorePorts | StoreReadiness.StoreReadiness, StoreError.StoreError> =>
+): Layer.Layer<AnimalStore.StorePorts | StoreReadiness.StoreReadiness | Delivery.Delivery, StoreError.StoreError> =>
   Layer.provide(layerPorts, layerClient(options))
 
 /**
@@ -133,7 +138,7 @@ export const layer = (
  */
 export const layerConfig = (
   config: Config.Config.Wrap<Options>
-): Layer.Layer<AnimalStore.StorePorts | StoreReadiness.StoreReadiness, StoreError.StoreError | ConfigError.ConfigError> =>
+): Layer.Layer<AnimalStore.StorePorts | StoreReadiness.StoreReadiness | Delivery.Delivery, StoreError.StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(Config.unwrap(config), layer))
 
 /**

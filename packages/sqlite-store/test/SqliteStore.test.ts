@@ -1,4 +1,4 @@
-import { ApiKeyStore, Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
+import { ApiKeyStore, Delivery, Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
 import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -349,6 +349,51 @@ describe("SqliteStore", () => {
         expect(nowhere).toEqual(Exit.fail(expect.objectContaining({ _tag: "StoreError", message: expect.stringContaining("Writing nowhere") })))
         expect(e).toEqual(Exit.succeed({ id: 5, seenByOther: 5 }))
         expect((yield* pets.list({ limit: 10 })).map((pet) => pet.name)).toEqual(["a", "b", "c", "d", "e"])
+      }).pipe(Effect.provide(context))
+    }))
+
+  it.scoped("held writes of a turn share one transaction committed after it: delivered once durable, or lost with the error that lost them", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const context = yield* Layer.build(databaseLayer({ filename }))
+      const other = open(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      const seenByOther = () => (other.prepare("SELECT count(*) AS n FROM pets").get() as { n: number }).n
+      yield* Effect.gen(function*() {
+        const pets = yield* PetRepository.PetRepository
+        const database = yield* Database.Database
+        const insert = (name: string) => Effect.map(pets.insert({ ...newPet, name }), (pet) => ({ id: pet.id, seenByOther: seenByOther() }))
+        const held = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, Delivery.held, true)
+        const refused = database.writeHeld("Writing nowhere", (statements) => statements.run("INSERT INTO no_such_table VALUES (1)"))
+        let delivered: Array<string> = []
+        const deliver = (what: string) => database.delivery.whenDurable((lost) => delivered.push(`${what}: ${lost?._tag ?? "durable"}`))
+
+        // Answered before their commit, which follows the turn; the write SQLite refuses fails alone.
+        const [a, nowhere, b] = yield* held(inOneTurn([insert("a"), refused, insert("b")]))
+        expect([a, b]).toEqual([Exit.succeed({ id: 1, seenByOther: 0 }), Exit.succeed({ id: 2, seenByOther: 0 })])
+        expect(Exit.isFailure(nowhere!)).toBe(true)
+        deliver("a and b")
+        expect(delivered).toEqual([])
+        yield* Delivery.durable(database.delivery)
+        expect(delivered).toEqual(["a and b: durable"])
+        expect(seenByOther()).toBe(2)
+
+        // A write not held commits the held ones first, then itself, before it completes.
+        yield* held(insert("c"))
+        expect(yield* insert("d")).toEqual({ id: 4, seenByOther: 4 })
+
+        // Files replaced before the commit: the turn's writes are rolled back, every waiter told why.
+        delivered = []
+        yield* held(insert("e"))
+        deliver("e")
+        Fs.renameSync(filename, `${filename}-moved`)
+        const lost = yield* Effect.flip(Delivery.durable(database.delivery))
+        expect(lost).toEqual(expect.objectContaining({ _tag: "StoreError", reason: "Unavailable" }))
+        expect(delivered).toEqual(["e: StoreError"])
+        expect(seenByOther()).toBe(4)
+        // Nothing waits any more: delivered at once.
+        deliver("nothing")
+        expect(delivered).toEqual(["e: StoreError", "nothing: durable"])
       }).pipe(Effect.provide(context))
     }))
 

@@ -1,14 +1,17 @@
 /**
- * Finishing a response: the admission's headers, the request id and CORS on
+ * Finishing a response: once the store's writes for it are durable (a 503
+ * when they were lost), the admission's headers, the request id and CORS on
  * it, then the request's access line and its observation.
  *
  * @internal
  */
 import type { ApiError, GuardedPetOperations, StoreError } from "@animal-store/core"
+import { Delivery } from "@animal-store/core"
 import type { Clock } from "effect"
 import { Effect } from "effect"
 import * as AccessLog from "../AccessLog.js"
 import type * as Cors from "../Cors.js"
+import * as ErrorResponse from "../ErrorResponse.js"
 import type * as HttpExchange from "../HttpExchange.js"
 import * as RequestId from "../RequestId.js"
 import * as RequestObserver from "../RequestObserver.js"
@@ -39,6 +42,10 @@ export interface Settings {
   /** Whether a probe's line (Debug) passes the minimum log level. */
   readonly probeLog: boolean
   readonly observe: RequestObserver.Observer | undefined
+  /** When the store's writes are durable: responses wait for it (`undefined`: durable when its calls complete). */
+  readonly delivery: Delivery.DeliveryService | undefined
+  /** How a store failure is reported: a response whose writes were lost is one. */
+  readonly report: ErrorResponse.StoreFailureReport
 }
 
 /** Finishes `response`, answered with `meta` as the key `keyId` (failing with `error`, a refusal). @internal */
@@ -60,7 +67,7 @@ const withQuery = (url: string, path: string): string => {
 export const records = (settings: Settings): boolean => settings.accessLog !== false || settings.observe !== undefined
 
 /** @internal */
-export const make = ({ accessLog, cors, linkBase, observe, probeLog }: Settings): Finish => {
+export const make = ({ accessLog, cors, delivery, linkBase, observe, probeLog, report }: Settings): Finish => {
   const observed = (
     entry: AccessLog.Entry,
     served: Served,
@@ -87,7 +94,7 @@ export const make = ({ accessLog, cors, linkBase, observe, probeLog }: Settings)
     })
   }
 
-  return (served, response, meta, keyId, error) => {
+  const finishNow: Finish = (served, response, meta, keyId, error) => {
     const { matched, request } = served
     const finished = served.clock.unsafeCurrentTimeMillis()
     const stamped = ResponseHeaders.stamp(response, meta, finished, linkBase)
@@ -116,4 +123,15 @@ export const make = ({ accessLog, cors, linkBase, observe, probeLog }: Settings)
     accessLog(entry, new Date(finished))
     return Effect.succeed(stamped)
   }
+  if (delivery === undefined) return finishNow
+  const durable = Delivery.durable(delivery)
+  return (served, response, meta, keyId, error) =>
+    Effect.matchEffect(durable, {
+      onSuccess: () => finishNow(served, response, meta, keyId, error),
+      onFailure: (lost) =>
+        Effect.flatMap(
+          ErrorResponse.respond(lost, report),
+          (refused) => finishNow(served, refused, { rateLimit: undefined, deprecation: meta.deprecation }, keyId, lost)
+        )
+    })
 }

@@ -3,10 +3,12 @@
  * the caller's turn on the store's own driver connection, retried off the event loop while another
  * connection holds the lock (record 0003); reads see committed data. Inside the caller's `SqlClient`
  * transaction, and on a private in-memory database, calls run on the client's connection instead.
+ * For speed (record 0068): the held writes of a turn of the event loop share one transaction,
+ * committed after the turn; their callers deliver once `delivery` says it is durable.
  *
  * @internal
  */
-import { StoreError } from "@animal-store/core"
+import { Delivery, StoreError } from "@animal-store/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import type { Scope } from "effect"
@@ -40,6 +42,14 @@ export interface Database {
     f: (statements: Statements.Statements) => A,
     onEnd?: OnEnd
   ) => Effect.Effect<A, StoreError.StoreError>
+  /**
+   * As `write`, for an `f` that changes at most one row; when the caller's fiber
+   * is `Delivery.held`, it completes before its transaction commits: the
+   * caller delivers once `delivery` says the write is durable.
+   */
+  readonly writeHeld: <A>(doing: string, f: (statements: Statements.Statements) => A) => Effect.Effect<A, StoreError.StoreError>
+  /** When the held writes made so far are durable. */
+  readonly delivery: Delivery.DeliveryService
 }
 
 /** @internal */
@@ -116,9 +126,42 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
         }
       })
 
+    /** The held writes' transaction open on the driver's connection: committed after the turn, or before any other use. */
+    let turn: { readonly waiting: Array<(lost: StoreError.StoreError | undefined) => void> } | undefined
+
+    /** Commits the held writes' transaction now; its callers learn whether their writes are durable. */
+    const settle = (): void => {
+      const open = turn
+      if (open === undefined) return
+      turn = undefined
+      let lost = guard.beforeCommit()
+      if (lost === undefined) {
+        try {
+          commit!.run()
+          guard.committed()
+        } catch (error) {
+          lost = fromCause("Committing held writes", error, "Unavailable")
+          guard.failed(lost)
+        }
+      }
+      if (lost !== undefined && driver?.inTransaction === true) {
+        try {
+          rollback!.run()
+        } catch {
+          // SQLite rolled it back already.
+        }
+      }
+      for (const deliver of open.waiting) deliver(lost)
+    }
+
+    const delivery: Delivery.DeliveryService = {
+      whenDurable: (deliver) => turn === undefined ? deliver(undefined) : void turn.waiting.push(deliver)
+    }
+
     /** Writes on the client's connection: in the caller's transaction, or in a transaction of an in-memory database. */
     const onClientConnection = <A>(doing: string, f: (statements: Statements.Statements) => A, onEnd: OnEnd | undefined) =>
       Effect.withFiberRuntime<A, StoreError.StoreError>((fiber) => {
+        settle()
         const nested = inOwnTransaction(fiber)
         return client.withTransaction(readOnClient(doing, f)).pipe(
           mapStoreError(doing),
@@ -126,22 +169,34 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
         )
       })
 
+    const begin = driver?.prepare("BEGIN IMMEDIATE")
+    const commit = driver?.prepare("COMMIT")
+    const rollback = driver?.prepare("ROLLBACK")
+
     if (driver === undefined) {
       return Database.of({
         read: readOnClient,
         inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
-        write: onClientConnection
+        write: onClientConnection,
+        writeHeld: (doing, f) => onClientConnection(doing, f, undefined),
+        delivery
       })
     }
 
     LockWaits.declare()
     const onDriver = Statements.ofDriver(driver)
-    const begin = driver.prepare("BEGIN IMMEDIATE")
-    const commit = driver.prepare("COMMIT")
-    const rollback = driver.prepare("ROLLBACK")
+    const savepoint = driver.prepare("SAVEPOINT held")
+    const release = driver.prepare("RELEASE held")
+    const rollbackTo = driver.prepare("ROLLBACK TO held")
+    yield* Effect.addFinalizer(() => Effect.sync(settle))
 
     /** Runs `f` on the driver's connection now: its result, or the error it threw. */
-    const readNow = <A>(doing: string, f: (statements: Statements.Statements) => A): Exit.Exit<A, StoreError.StoreError> => {
+    const readNow = <A>(
+      doing: string,
+      f: (statements: Statements.Statements) => A,
+      held: boolean
+    ): Exit.Exit<A, StoreError.StoreError> => {
+      if (!held) settle()
       const refused = guard.beforeUse()
       if (refused !== undefined) return Exit.fail(refused)
       try {
@@ -157,10 +212,11 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       f: (statements: Statements.Statements) => A,
       onEnd: OnEnd | undefined
     ): Exit.Exit<A, StoreError.StoreError> => {
+      settle()
       const refused = guard.beforeUse()
       if (refused !== undefined) return Exit.fail(refused)
       try {
-        begin.run()
+        begin!.run()
       } catch (error) {
         return failure(doing, error)
       }
@@ -169,11 +225,11 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
         result = f(onDriver)
         const changed = guard.beforeCommit() // the files must still be those opened: else nothing is acknowledged
         if (changed !== undefined) throw changed
-        commit.run()
+        commit!.run()
       } catch (error) {
         if (driver.inTransaction) {
           try {
-            rollback.run()
+            rollback!.run()
           } catch {
             // SQLite rolled it back already (a full disk, an I/O error).
           }
@@ -190,6 +246,51 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       return Exit.succeed(result)
     }
 
+    /** Runs `f` in the held writes' transaction (begun now when none is open), in a savepoint of its own. */
+    const writeInTurn = <A>(doing: string, f: (statements: Statements.Statements) => A): Exit.Exit<A, StoreError.StoreError> => {
+      const refused = guard.beforeUse()
+      if (refused !== undefined) return Exit.fail(refused)
+      if (turn === undefined) {
+        // The files must be those opened, with room, before writes are held for them.
+        const fault = guard.beforeHolding()
+        if (fault !== undefined) return Exit.fail(fault)
+        try {
+          begin!.run()
+        } catch (error) {
+          return failure(doing, error)
+        }
+        turn = { waiting: [] }
+        setImmediate(settle)
+      }
+      try {
+        savepoint.run()
+        const result = f(onDriver)
+        release.run()
+        return Exit.succeed(result)
+      } catch (error) {
+        if (driver.inTransaction) {
+          try {
+            rollbackTo.run()
+            release.run()
+          } catch {
+            // Rolled back with the whole transaction: the next lines see it.
+          }
+        }
+        if (!driver.inTransaction && turn !== undefined) {
+          // SQLite rolled back the whole transaction (a full disk, an I/O error): the turn's writes are lost.
+          const open = turn
+          turn = undefined
+          const lost = fromCause(doing, error, "Unavailable")
+          for (const deliver of open.waiting) deliver(lost)
+        }
+        if (error instanceof StoreError.StoreError) return Exit.fail(error)
+        if (!isSqlFailure(error)) return Exit.die(error)
+        const failed = fromCause(doing, error)
+        guard.failed(failed)
+        return Exit.fail(failed)
+      }
+    }
+
     /** Runs `attempt` now; while another connection holds the lock, again off the event loop. */
     const now = <A>(attempt: () => Exit.Exit<A, StoreError.StoreError>): Effect.Effect<A, StoreError.StoreError> => {
       const first = attempt()
@@ -204,12 +305,23 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     return Database.of({
       read: (doing, f) =>
         Effect.withFiberRuntime((fiber) =>
-          inOwnTransaction(fiber) ? readOnClient(doing, f) : now(() => readNow(doing, f))
+          inOwnTransaction(fiber)
+            ? readOnClient(doing, f)
+            : now(() => readNow(doing, f, fiber.getFiberRef(Delivery.held)))
         ),
       inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
       write: (doing, f, onEnd) =>
         Effect.withFiberRuntime((fiber) =>
           inOwnTransaction(fiber) ? onClientConnection(doing, f, onEnd) : now(() => writeNow(doing, f, onEnd))
-        )
+        ),
+      writeHeld: (doing, f) =>
+        Effect.withFiberRuntime((fiber) =>
+          inOwnTransaction(fiber)
+            ? onClientConnection(doing, f, undefined)
+            : fiber.getFiberRef(Delivery.held)
+            ? now(() => writeInTurn(doing, f))
+            : now(() => writeNow(doing, f, undefined))
+        ),
+      delivery
     })
   })

@@ -34,6 +34,8 @@ export interface FileGuard {
   readonly beforeUse: () => StoreError.StoreError | undefined
   /** Looks at the files now: the error that refuses the commit about to be acknowledged, if they changed. */
   readonly beforeCommit: () => StoreError.StoreError | undefined
+  /** As `beforeCommit`, and refused while the disk is full: before writes are held for a later commit. */
+  readonly beforeHolding: () => StoreError.StoreError | undefined
   /** A write failed with `error`: notes a full disk. */
   readonly failed: (error: StoreError.StoreError) => void
   /** A write transaction committed: a full disk has room again. */
@@ -49,6 +51,7 @@ const none: FileGuard = {
   check: Effect.void,
   beforeUse: () => undefined,
   beforeCommit: () => undefined,
+  beforeHolding: () => undefined,
   failed: () => {},
   committed: () => {}
 }
@@ -88,6 +91,10 @@ const freeBytes = (folder: string): number | undefined => {
 
 class FilesChanged extends Error {
   readonly code = filesChangedCode
+}
+
+class DiskFull extends Error {
+  readonly code = "SQLITE_FULL"
 }
 
 /**
@@ -202,6 +209,13 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
       beforeCommit: () => {
         refresh(false)
         return changed === undefined ? undefined : changedError(changed)
+      },
+      beforeHolding: () => {
+        refresh(false)
+        if (changed !== undefined) return changedError(changed)
+        if (full === undefined) return undefined
+        const problem = `the disk of "${filename}" is full`
+        return new StoreError.StoreError({ reason: "Unavailable", message: `Writing: ${problem}`, cause: new DiskFull(problem) })
       },
       failed: (error) => {
         if (full !== undefined || StoreError.isUnavailable(error) === false) return

@@ -14,7 +14,7 @@ import { isPetObject, isPetRow, toPet, toPetFromObject } from "./rows.js"
 export const make: Effect.Effect<PetRepository.PetRepositoryService, never, Database> = Effect.map(
   Database,
   (database) => ({
-    insert: (pet) => database.write("Storing an animal", (statements) => insertPet(statements, pet)),
+    insert: (pet) => database.writeHeld("Storing an animal", (statements) => insertPet(statements, pet)),
     findById: (id) =>
       database.read("Reading an animal", (statements) =>
         Option.map(Option.fromNullable(statements.objects(isPetObject, findByIdSql, id)[0]), toPetFromObject)),

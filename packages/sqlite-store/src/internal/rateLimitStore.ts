@@ -69,7 +69,7 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Da
       )
     return {
       modify: <A>(subject: string, f: (state: State | undefined) => readonly [A, State]) =>
-        database.write("Counting a request", (statements) => {
+        database.writeHeld("Counting a request", (statements) => {
           const [result, next] = f(readOne(statements, subject))
           statements.run(upsertSql, subject, ...countersOf(next))
           return result
