@@ -57,6 +57,13 @@ export interface Options {
   readonly accessLog?: boolean | AccessLog.Writer | undefined
   /** Called with every request as it is answered (`RequestObserver`), whether the access log is on or off. */
   readonly observe?: RequestObserver.Observer | undefined
+  /**
+   * Whether the store may hold the writes of `NodeListeners`' requests for a
+   * commit after their turn, each response delivered once durable (record
+   * 0068). Default `true`; `false` where several processes write one SQLite
+   * file under load (`serve --workers N`): held writes keep its lock for a turn.
+   */
+  readonly holdWrites?: boolean | undefined
 }
 
 /**
@@ -196,7 +203,7 @@ export const makeHandlers = (
     return {
       handle: traced ? Tracing.withServerSpan(untraced) : untraced,
       reject: Rejections.make(guarded, finish),
-      held: delivery !== undefined
+      held: delivery !== undefined && options?.holdWrites !== false
     }
   })
 

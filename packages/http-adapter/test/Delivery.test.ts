@@ -62,6 +62,7 @@ describe("a response whose writes the store holds", () => {
         context
       )
       expect(held).toBe(true)
+      expect((yield* Effect.provide(RequestHandler.makeHandlers({ holdWrites: false }), context)).held).toBe(false)
       const secret = Redacted.value(
         (yield* Effect.provide(Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.issue({ plan: "pro" })), context).pipe(Effect.orDie))
           .secret

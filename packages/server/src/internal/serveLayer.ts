@@ -60,7 +60,13 @@ export const layer = (ops: ServeOptions["ops"], supervised: Supervised | undefin
 > => {
   const http = (observe: StandaloneServer.Options["observe"]) =>
     StandaloneServer.layer(
-      { ...options, observe, accessLog: options.accessLog === false ? false : JsonLines.accessLog() },
+      {
+        ...options,
+        observe,
+        accessLog: options.accessLog === false ? false : JsonLines.accessLog(),
+        // Workers writing one file at once would wait for each other's held writes (record 0068).
+        holdWrites: supervised === undefined || supervised.workers === 1
+      },
       supervised === undefined ? StandaloneServer.layerHttp : WorkerIntake.layerHttp(options.host, supervised.address.port)
     )
   if (ops?.port === undefined) return Tracing.provideConfig(http(undefined))
