@@ -126,6 +126,35 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
         }
       })
 
+    /** Writes on the client's connection: in the caller's transaction, or in a transaction of an in-memory database. */
+    const onClientConnection = <A>(doing: string, f: (statements: Statements.Statements) => A, onEnd: OnEnd | undefined) =>
+      Effect.withFiberRuntime<A, StoreError.StoreError>((fiber) => {
+        const nested = inOwnTransaction(fiber)
+        return client.withTransaction(readOnClient(doing, f)).pipe(
+          mapStoreError(doing),
+          Effect.onExit((exit) => Effect.sync(() => onEnd?.(!nested && exit._tag === "Success")))
+        )
+      })
+
+    if (driver === undefined) {
+      return Database.of({
+        read: readOnClient,
+        inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
+        write: onClientConnection,
+        writeHeld: (doing, f) => onClientConnection(doing, f, undefined),
+        delivery: Delivery.immediate
+      })
+    }
+
+    LockWaits.declare()
+    const onDriver = Statements.ofDriver(driver)
+    const begin = driver.prepare("BEGIN IMMEDIATE")
+    const commit = driver.prepare("COMMIT")
+    const rollback = driver.prepare("ROLLBACK")
+    const savepoint = driver.prepare("SAVEPOINT held")
+    const release = driver.prepare("RELEASE held")
+    const rollbackTo = driver.prepare("ROLLBACK TO held")
+
     /** The held writes' transaction open on the driver's connection: committed after the turn, or before any other use. */
     let turn: { readonly waiting: Array<(lost: StoreError.StoreError | undefined) => void> } | undefined
 
@@ -137,16 +166,16 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       let lost = guard.beforeCommit()
       if (lost === undefined) {
         try {
-          commit!.run()
+          commit.run()
           guard.committed()
         } catch (error) {
           lost = fromCause("Committing held writes", error, "Unavailable")
           guard.failed(lost)
         }
       }
-      if (lost !== undefined && driver?.inTransaction === true) {
+      if (lost !== undefined && driver.inTransaction) {
         try {
-          rollback!.run()
+          rollback.run()
         } catch {
           // SQLite rolled it back already.
         }
@@ -154,41 +183,18 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       for (const deliver of open.waiting) deliver(lost)
     }
 
+    yield* Effect.addFinalizer(() => Effect.sync(settle))
+
     const delivery: Delivery.DeliveryService = {
       whenDurable: (deliver) => turn === undefined ? deliver(undefined) : void turn.waiting.push(deliver)
     }
 
-    /** Writes on the client's connection: in the caller's transaction, or in a transaction of an in-memory database. */
-    const onClientConnection = <A>(doing: string, f: (statements: Statements.Statements) => A, onEnd: OnEnd | undefined) =>
-      Effect.withFiberRuntime<A, StoreError.StoreError>((fiber) => {
+    /** Writes on the client's connection, once the held writes are committed: it would wait for their lock. */
+    const onClientAfterHeld = <A>(doing: string, f: (statements: Statements.Statements) => A, onEnd: OnEnd | undefined) =>
+      Effect.suspend(() => {
         settle()
-        const nested = inOwnTransaction(fiber)
-        return client.withTransaction(readOnClient(doing, f)).pipe(
-          mapStoreError(doing),
-          Effect.onExit((exit) => Effect.sync(() => onEnd?.(!nested && exit._tag === "Success")))
-        )
+        return onClientConnection(doing, f, onEnd)
       })
-
-    const begin = driver?.prepare("BEGIN IMMEDIATE")
-    const commit = driver?.prepare("COMMIT")
-    const rollback = driver?.prepare("ROLLBACK")
-
-    if (driver === undefined) {
-      return Database.of({
-        read: readOnClient,
-        inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
-        write: onClientConnection,
-        writeHeld: (doing, f) => onClientConnection(doing, f, undefined),
-        delivery
-      })
-    }
-
-    LockWaits.declare()
-    const onDriver = Statements.ofDriver(driver)
-    const savepoint = driver.prepare("SAVEPOINT held")
-    const release = driver.prepare("RELEASE held")
-    const rollbackTo = driver.prepare("ROLLBACK TO held")
-    yield* Effect.addFinalizer(() => Effect.sync(settle))
 
     /** Runs `f` on the driver's connection now: its result, or the error it threw. */
     const readNow = <A>(
@@ -216,7 +222,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       const refused = guard.beforeUse()
       if (refused !== undefined) return Exit.fail(refused)
       try {
-        begin!.run()
+        begin.run()
       } catch (error) {
         return failure(doing, error)
       }
@@ -225,11 +231,11 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
         result = f(onDriver)
         const changed = guard.beforeCommit() // the files must still be those opened: else nothing is acknowledged
         if (changed !== undefined) throw changed
-        commit!.run()
+        commit.run()
       } catch (error) {
         if (driver.inTransaction) {
           try {
-            rollback!.run()
+            rollback.run()
           } catch {
             // SQLite rolled it back already (a full disk, an I/O error).
           }
@@ -255,7 +261,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
         const fault = guard.beforeHolding()
         if (fault !== undefined) return Exit.fail(fault)
         try {
-          begin!.run()
+          begin.run()
         } catch (error) {
           return failure(doing, error)
         }
@@ -312,12 +318,12 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
       write: (doing, f, onEnd) =>
         Effect.withFiberRuntime((fiber) =>
-          inOwnTransaction(fiber) ? onClientConnection(doing, f, onEnd) : now(() => writeNow(doing, f, onEnd))
+          inOwnTransaction(fiber) ? onClientAfterHeld(doing, f, onEnd) : now(() => writeNow(doing, f, onEnd))
         ),
       writeHeld: (doing, f) =>
         Effect.withFiberRuntime((fiber) =>
           inOwnTransaction(fiber)
-            ? onClientConnection(doing, f, undefined)
+            ? onClientAfterHeld(doing, f, undefined)
             : fiber.getFiberRef(Delivery.held)
             ? now(() => writeInTurn(doing, f))
             : now(() => writeNow(doing, f, undefined))
