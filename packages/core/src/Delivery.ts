@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Exit, FiberRef, Layer } from "effect"
+import { Context, Effect, Exit, FiberRef } from "effect"
 import type { StoreError } from "./StoreError.js"
 
 /**
@@ -42,14 +42,6 @@ export const held: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)
  * @category constants
  */
 export const immediate: DeliveryService = { whenDurable: (deliver) => deliver(undefined) }
-
-/**
- * A layer of `immediate`.
- *
- * @since 1.0.0
- * @category layers
- */
-export const layerImmediate: Layer.Layer<Delivery> = Layer.succeed(Delivery, immediate)
 
 /**
  * Waits until every write made so far is durable: fails with the `StoreError` that lost one.

@@ -169,7 +169,10 @@ export const makeHandlers = (
     const readiness = (yield* StoreReadiness.StoreReadiness).check
     const report = StoreFaults.make(readiness).report
     const minimumLevel = yield* FiberRef.get(FiberRef.currentMinimumLogLevel)
-    const delivery = Option.getOrUndefined(yield* Effect.serviceOption(Delivery.Delivery))
+    // A store whose writes are durable when its calls complete makes nothing wait.
+    const delivery = Option.getOrUndefined(
+      Option.filter(yield* Effect.serviceOption(Delivery.Delivery), (delivery) => delivery !== Delivery.immediate)
+    )
     const settings: Finish.Settings = {
       linkBase,
       cors: Cors.make(options?.corsOrigins),

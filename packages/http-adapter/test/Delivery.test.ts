@@ -91,12 +91,13 @@ describe("a response whose writes the store holds", () => {
       expect(observed).toEqual([201, 503])
     }))
 
-  it.scoped("is answered at once on a store whose writes are durable when its calls complete (the memory store: `Delivery.immediate`)", () =>
+  it.scoped("is answered at once on a store whose writes are durable when its calls complete (the memory store: `Delivery.immediate`), its requests not held", () =>
     Effect.gen(function*() {
       const context = yield* Layer.build(
         AnimalStore.layer.pipe(Layer.provide(AccessConfig.layer({})), Layer.provide(MemoryStore.layer))
       )
-      const { handle } = yield* Effect.provide(RequestHandler.makeHandlers({ accessLog: false }), context)
+      const { handle, held } = yield* Effect.provide(RequestHandler.makeHandlers({ accessLog: false }), context)
+      expect(held).toBe(false)
       const response = yield* handle(request("GET", "/v1/pets/1", "ask_live_unknownunknown00000"))
       expect(response.status).toBe(401)
       expect(yield* Effect.provide(Delivery.Delivery, context)).toBe(Delivery.immediate)

@@ -160,9 +160,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
 
     /** Commits the held writes' transaction now; its callers learn whether their writes are durable. */
     const settle = (): void => {
-      const open = turn
-      if (open === undefined) return
-      turn = undefined
+      if (turn === undefined) return
       let lost = guard.beforeCommit()
       if (lost === undefined) {
         try {
@@ -180,7 +178,23 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
           // SQLite rolled it back already.
         }
       }
-      for (const deliver of open.waiting) deliver(lost)
+      endTurn(lost)
+    }
+
+    /** The held writes' transaction is over: its callers learn whether their writes are durable (`lost`: not). */
+    const endTurn = (lost: StoreError.StoreError | undefined): void => {
+      const open = turn
+      turn = undefined
+      for (const deliver of open?.waiting ?? []) deliver(lost)
+    }
+
+    /** How a write that threw fails: a `StoreError` as it is, SQLite's error noted by the file guard, a bug a defect. */
+    const writeFailure = (doing: string, error: unknown): Exit.Exit<never, StoreError.StoreError> => {
+      if (error instanceof StoreError.StoreError) return Exit.fail(error)
+      if (!isSqlFailure(error)) return Exit.die(error)
+      const failed = fromCause(doing, error)
+      guard.failed(failed)
+      return Exit.fail(failed)
     }
 
     yield* Effect.addFinalizer(() => Effect.sync(settle))
@@ -241,11 +255,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
           }
         }
         onEnd?.(false)
-        if (error instanceof StoreError.StoreError) return Exit.fail(error)
-        if (!isSqlFailure(error)) return Exit.die(error)
-        const failed = fromCause(doing, error)
-        guard.failed(failed)
-        return Exit.fail(failed)
+        return writeFailure(doing, error)
       }
       guard.committed()
       onEnd?.(true)
@@ -282,18 +292,9 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
             // Rolled back with the whole transaction: the next lines see it.
           }
         }
-        if (!driver.inTransaction && turn !== undefined) {
-          // SQLite rolled back the whole transaction (a full disk, an I/O error): the turn's writes are lost.
-          const open = turn
-          turn = undefined
-          const lost = fromCause(doing, error, "Unavailable")
-          for (const deliver of open.waiting) deliver(lost)
-        }
-        if (error instanceof StoreError.StoreError) return Exit.fail(error)
-        if (!isSqlFailure(error)) return Exit.die(error)
-        const failed = fromCause(doing, error)
-        guard.failed(failed)
-        return Exit.fail(failed)
+        // SQLite rolled back the whole transaction (a full disk, an I/O error): the turn's writes are lost.
+        if (!driver.inTransaction) endTurn(fromCause(doing, error, "Unavailable"))
+        return writeFailure(doing, error)
       }
     }
 

@@ -187,6 +187,11 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         cause: new FilesChanged(problem)
       })
 
+    const fullError = () => {
+      const problem = `the disk of "${filename}" is full`
+      return new StoreError.StoreError({ reason: "Unavailable", message: `Writing: ${problem}`, cause: new DiskFull(problem) })
+    }
+
     const timer = setInterval(() => refresh(true), intervalMillis)
     timer.unref()
     yield* Effect.addFinalizer(() => Effect.sync(() => clearInterval(timer)))
@@ -196,9 +201,7 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         refresh(true)
         if (changed !== undefined) return Effect.fail(changedError(changed))
         if (full !== undefined) {
-          return Effect.fail(
-            new StoreError.StoreError({ reason: "Unavailable", message: `Writing: the disk of "${filename}" is full` })
-          )
+          return Effect.fail(fullError())
         }
         return Effect.void
       }),
@@ -213,9 +216,7 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
       beforeHolding: () => {
         refresh(false)
         if (changed !== undefined) return changedError(changed)
-        if (full === undefined) return undefined
-        const problem = `the disk of "${filename}" is full`
-        return new StoreError.StoreError({ reason: "Unavailable", message: `Writing: ${problem}`, cause: new DiskFull(problem) })
+        return full === undefined ? undefined : fullError()
       },
       failed: (error) => {
         if (full !== undefined || StoreError.isUnavailable(error) === false) return
