@@ -67,13 +67,23 @@ export interface Connection {
 
 /**
  * Supervisor to worker, with the API's listening socket (a `net.Server`), when
- * one worker serves: it accepts from it itself; answered `Listening`.
+ * one worker serves: it accepts from it itself. Sent `copies` times (record 0069);
+ * answered `Listening` once every copy arrived.
  *
  * @internal
  */
 export interface Listen {
   readonly _tag: "AnimalStore/Listen"
+  readonly copies: number
 }
+
+/**
+ * How many copies of the API's socket a lone worker accepts from: Node accepts one connection per
+ * socket each turn of its event loop, so a burst of new connections is taken this many at a time.
+ *
+ * @internal
+ */
+export const listenCopies = 16
 
 /** Worker to supervisor, with a copy of that socket's handle, which accepts nothing there. @internal */
 export interface Listening {

@@ -1,7 +1,7 @@
 /**
  * A worker's side of `animal-store serve`'s supervisor: it tells its settings,
  * serves the connections handed to it on servers that listen on nothing (or,
- * alone, accepts from the API's socket itself, record 0067), and drains when told to.
+ * alone, accepts from the API's socket itself, record 0067, from several copies of it, record 0069), and drains when told to.
  *
  * @internal
  */
@@ -24,32 +24,35 @@ const intake: Partial<Record<Supervision.Listener, (socket: Net.Socket) => void>
 
 let receiving = false
 
-/** The API's listening socket, when this worker accepts from it itself; closed once it drains. */
-let accepting: Net.Server | undefined
+/** The copies of the API's listening socket, when this worker accepts from it itself; closed once it drains. */
+let accepting: Array<Net.Server> = []
 let acceptingClosed = false
 
-/** Accepts the API's connections from `server` and gives the supervisor a copy of its handle, which accepts nothing there. */
-const acceptFrom = (server: unknown): void => {
+/**
+ * Accepts the API's connections from `server`, one copy of `copies`; once all are here, gives the
+ * supervisor a copy of its handle, which accepts nothing there.
+ */
+const acceptFrom = (server: unknown, copies: number): void => {
   const handle = Predicate.hasProperty(server, "_handle") ? server._handle : undefined
   if (!(server instanceof Net.Server) || !Predicate.isObject(handle)) return
-  if (acceptingClosed || accepting !== undefined) {
+  if (acceptingClosed || accepting.length >= copies) {
     server.close()
     return
   }
-  accepting = server
+  accepting.push(server)
   server.on("error", () => {})
   server.on("connection", (socket: Net.Socket) => {
     socket.setNoDelay(true)
     hand("main", socket)
   })
-  Supervision.tellWith({ _tag: "AnimalStore/Listening" }, handle)
+  if (accepting.length === copies) Supervision.tellWith({ _tag: "AnimalStore/Listening" }, handle)
 }
 
 /** This worker accepts no more connections from the API's socket. */
 const stopAccepting = (): void => {
   acceptingClosed = true
-  accepting?.close()
-  accepting = undefined
+  for (const server of accepting) server.close()
+  accepting = []
 }
 
 const receiveAll = (): void => {
@@ -60,7 +63,7 @@ const receiveAll = (): void => {
     Supervision.tell({ _tag: "AnimalStore/Took", id: message.id })
     if (handle instanceof Net.Socket) hand(message.listener, handle)
   })
-  Supervision.receive("AnimalStore/Listen", (_, server) => acceptFrom(server))
+  Supervision.receive("AnimalStore/Listen", (message, server) => acceptFrom(server, message.copies))
 }
 
 /** A connection accepted on `listener`, to its server (closed when none takes them). @internal */

@@ -140,11 +140,12 @@ class SharedPort {
 
   constructor(private accepting: Net.Server | undefined, private readonly accept: (socket: Net.Socket) => void) {}
 
-  /** `forked` serves: it gets the socket, and answers `Listening` with a copy (`kept`). */
+  /** `forked` serves: it gets the socket (`listenCopies` times), and answers `Listening` with a copy (`kept`). */
   give(forked: Forked): void {
     this.resume()
     if (this.accepting === undefined || !forked.process.isConnected()) return
-    forked.process.send({ _tag: "AnimalStore/Listen" } satisfies Supervision.Listen, this.accepting, undefined, () => {})
+    const listen: Supervision.Listen = { _tag: "AnimalStore/Listen", copies: Supervision.listenCopies }
+    for (let copy = 0; copy < listen.copies; copy++) forked.process.send(listen, this.accepting, undefined, () => {})
   }
 
   /** A worker accepts from the socket: its copy is kept here, where nothing accepts any more, while `serving`. */

@@ -17,6 +17,12 @@ export const intervalMillis = 1_000
 /** The code, along a `StoreError`'s causes, of writes refused because the files changed. */
 export const filesChangedCode = "SQLITE_STORE_FILES_CHANGED"
 
+/**
+ * For speed only (record 0070): how long the `-shm` file's look serves the uses after it; one look
+ * per use cost a system call, about 5 µs, for each of a request's port calls.
+ */
+const shmLookMillis = 1
+
 /** Free space below which an I/O error of a write is taken for a full disk. */
 const lowSpaceBytes = 1024 * 1024
 
@@ -28,8 +34,8 @@ export interface FileGuard {
   /** Fails while the files are not the ones opened (looked at now) or the disk is full: for readiness. */
   readonly check: Effect.Effect<void, StoreError.StoreError>
   /**
-   * Looks at the `-shm` file before the store's statements would write to its mapping: the error that
-   * refuses them when it was made unwritable (the write would kill the process, SIGBUS).
+   * Looks at the `-shm` file before the store's statements would write to its mapping (at most once a
+   * millisecond): the error that refuses them when it was made unwritable (the write would kill the process, SIGBUS).
    */
   readonly beforeUse: () => StoreError.StoreError | undefined
   /** Looks at the files now: the error that refuses the commit about to be acknowledged, if they changed. */
@@ -133,8 +139,10 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
     /** While the disk is full: the free space when it was found full. */
     let full: { readonly free: number } | undefined
 
-    /** Whether the `-shm` file was made immutable: looked at once a second, by `check`, and before each use. */
+    /** Whether the `-shm` file was made immutable: looked at once a second, by `check`, and before use. */
     let shmUnwritable = false
+    /** When `beforeUse` last looked at the `-shm` file (`performance.now()`). */
+    let shmLookedAt = -Infinity
 
     /** What is wrong with the database file or its WAL now. */
     const look = (): string | undefined => {
@@ -206,7 +214,11 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         return Effect.void
       }),
       beforeUse: () => {
-        if (isImmutable(shmPath) !== shmUnwritable) refresh(true)
+        const now = performance.now()
+        if (now - shmLookedAt >= shmLookMillis) {
+          shmLookedAt = now
+          if (isImmutable(shmPath) !== shmUnwritable) refresh(true)
+        }
         return shmUnwritable ? changedError(`the shared-memory file "${shmPath}" was made unwritable`) : undefined
       },
       beforeCommit: () => {
