@@ -1,7 +1,8 @@
 /**
  * A worker's side of `animal-store serve`'s supervisor: it tells its settings,
  * serves the connections handed to it on servers that listen on nothing (or,
- * alone, accepts from the API's socket itself, record 0067, from several copies of it, record 0069), and drains when told to.
+ * alone, accepts from copies of the API's socket itself, records 0067 and 0069),
+ * and drains when told to.
  *
  * @internal
  */
