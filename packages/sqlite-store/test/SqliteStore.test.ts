@@ -1,4 +1,4 @@
-import { ApiKeyStore, Delivery, Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
+import { AnimalStore, ApiKeyStore, Delivery, Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
 import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -8,6 +8,7 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { Config, ConfigError, ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Metric, MetricState, Option, TestClock } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import { SqliteMigrations, SqliteStore } from "../src/index.js"
 import * as Database from "../src/internal/database.js"
@@ -423,6 +424,85 @@ describe("SqliteStore", () => {
         expect(Exit.isFailure(thrown!) && thrown.cause._tag).toBe("Die")
       }).pipe(Effect.provide(context))
     }))
+
+  it.scoped("held counts of a turn change its copy of the row, written once before the turn commits: exact, unseen before, a throwing rule a defect alone", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const context = yield* Layer.build(databaseLayer({ filename }))
+      const other = open(filename)
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      const stored = () =>
+        (other.prepare("SELECT minute_count AS n FROM rate_limits WHERE subject = 'key:x'").get() as { n: number } | undefined)?.n
+      yield* Effect.gen(function*() {
+        const limits = yield* RateLimitStore.RateLimitStore
+        const database = yield* Database.Database
+        const held = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, Delivery.held, true)
+        const count = limits.modify("key:x", (state) => {
+          const found = state?.minuteCount ?? 0
+          return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }]
+        })
+        const throwing = limits.modify("key:x", () => {
+          throw new Error("a bug in the rule")
+        })
+        const [a, thrown, b, c] = yield* held(inOneTurn([count, throwing, count, count]))
+        expect([a, b, c]).toEqual([Exit.succeed(0), Exit.succeed(1), Exit.succeed(2)])
+        expect(Exit.isFailure(thrown!) && thrown.cause._tag).toBe("Die")
+        // Not written yet: a held read sees the turn's copy, another connection nothing.
+        expect(stored()).toBeUndefined()
+        expect((yield* held(limits.get("key:x")))?.minuteCount).toBe(3)
+        yield* Delivery.durable(database.delivery)
+        expect(stored()).toBe(3)
+
+        // The next turn reads the row again; a read not held commits the turn first.
+        expect(yield* held(count)).toBe(3)
+        expect(stored()).toBe(3)
+        expect((yield* limits.get("key:x"))?.minuteCount).toBe(4)
+        expect(stored()).toBe(4)
+
+        // Another connection changes the row between turns: the next turn counts from it.
+        other.prepare("UPDATE rate_limits SET minute_count = 10 WHERE subject = 'key:x'").run()
+        expect(yield* held(count)).toBe(10)
+        yield* Delivery.durable(database.delivery)
+        expect(stored()).toBe(11)
+
+        // Files replaced before the commit: the turn's counts are lost with it, the row as it was.
+        yield* held(count)
+        Fs.renameSync(filename, `${filename}-moved`)
+        expect((yield* Effect.flip(Delivery.durable(database.delivery)))._tag).toBe("StoreError")
+        expect(stored()).toBe(11)
+      }).pipe(Effect.provide(context))
+    }))
+
+  it("the facade's calls hold their writes: the calls of one turn share a commit, settled once it is durable, or rejected with it", async () => {
+    const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-facade-"))
+    const filename = Path.join(folder, "pets.db")
+    const store = await AnimalStore.open({ store: SqliteStore.layer({ filename }) })
+    const other = open(filename)
+    try {
+      const { key, secret } = await store.keys.issue({ plan: "free" })
+      const request = { credential: secret, clientAddress: "192.0.2.10" }
+      const counted = () =>
+        (other.prepare("SELECT minute_count AS n FROM rate_limits WHERE subject = ?").get(`key:${key.id}`) as { n: number } | undefined)?.n
+      const created = ["a", "b", "c"].map((name) => store.guarded.createPet(request, { name, categoryId: 1 }))
+      // Started in this turn, none committed yet: another connection sees nothing.
+      expect(counted()).toBeUndefined()
+      const pets = await Promise.all(created.map((call) => call.then((pet) => ({ id: pet.value.id, counted: counted() }))))
+      expect(pets).toEqual([1, 2, 3].map((id) => ({ id, counted: 3 })))
+
+      // The files replaced before the turn's commit: every call of the turn rejected, nothing stored.
+      const lost = [store.guarded.getPet(request, 1), store.createPet({ name: "d", categoryId: 1 })]
+      Fs.renameSync(filename, `${filename}-moved`)
+      for (const outcome of await Promise.allSettled(lost)) {
+        expect(outcome).toEqual({ status: "rejected", reason: expect.objectContaining({ code: "service_unavailable" }) })
+      }
+      expect(counted()).toBe(3)
+      expect((other.prepare("SELECT count(*) AS n FROM pets").get() as { n: number }).n).toBe(3)
+    } finally {
+      other.close()
+      await store.close()
+      Fs.rmSync(folder, { recursive: true, force: true })
+    }
+  })
 
   it.scoped("rows whose windows and ban have ended are deleted by the store on its file; rows still counting or banned are kept", () =>
     Effect.gen(function*() {

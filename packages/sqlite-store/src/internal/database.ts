@@ -4,7 +4,8 @@
  * connection holds the lock (record 0003); reads see committed data. Inside the caller's `SqlClient`
  * transaction, and on a private in-memory database, calls run on the client's connection instead.
  * For speed (record 0068): the held writes of a turn of the event loop share one transaction,
- * committed after the turn; their callers deliver once `delivery` says it is durable.
+ * committed after the turn; their callers deliver once `delivery` says it is durable. A held row
+ * (record 0071) is read once a turn and written once, before that commit.
  *
  * @internal
  */
@@ -23,6 +24,17 @@ export type { Parameter, RunResult, Statements } from "./statements.js"
 
 /** What a write learns of the end of the transaction it ran in, before its caller is answered. */
 export type OnEnd = (committed: boolean) => void
+
+/**
+ * A row that held writes of a turn change in memory: read at its first change in the turn (the
+ * turn's transaction holds the write lock), written once before the turn commits.
+ */
+export interface HeldRow<S> {
+  /** Which row: one entry a turn for each. */
+  readonly key: string
+  readonly read: (statements: Statements.Statements) => S
+  readonly write: (statements: Statements.Statements, state: S) => void
+}
 
 /** @internal */
 export interface Database {
@@ -48,8 +60,26 @@ export interface Database {
    * caller delivers once `delivery` says the write is durable.
    */
   readonly writeHeld: <A>(doing: string, f: (statements: Statements.Statements) => A) => Effect.Effect<A, StoreError.StoreError>
+  /**
+   * Changes `row` by `f` (the value it returns, and the row's next state), as `writeHeld` does; a held
+   * caller changes the turn's copy, written before the turn's commit.
+   */
+  readonly modifyHeld: <S, A>(
+    doing: string,
+    row: HeldRow<S>,
+    f: (state: S) => readonly [A, S]
+  ) => Effect.Effect<A, StoreError.StoreError>
+  /** The state of `row`: for a held caller, the turn's copy when the turn changed it. */
+  readonly readHeld: <S>(doing: string, row: HeldRow<S>) => Effect.Effect<S, StoreError.StoreError>
   /** When the held writes made so far are durable. */
   readonly delivery: Delivery.DeliveryService
+}
+
+/** `f` applied to `row` and written at once, in the caller's transaction. */
+const modifyNow = <S, A>(row: HeldRow<S>, f: (state: S) => readonly [A, S]) => (statements: Statements.Statements): A => {
+  const [result, next] = f(row.read(statements))
+  row.write(statements, next)
+  return result
 }
 
 /** @internal */
@@ -142,6 +172,8 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
         inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
         write: onClientConnection,
         writeHeld: (doing, f) => onClientConnection(doing, f, undefined),
+        modifyHeld: (doing, row, f) => onClientConnection(doing, modifyNow(row, f), undefined),
+        readHeld: (doing, row) => readOnClient(doing, row.read),
         delivery: Delivery.immediate
       })
     }
@@ -156,7 +188,11 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     const rollbackTo = driver.prepare("ROLLBACK TO held")
 
     /** The held writes' transaction open on the driver's connection: committed after the turn, or before any other use. */
-    let turn: { readonly waiting: Array<(lost: StoreError.StoreError | undefined) => void> } | undefined
+    let turn: {
+      readonly waiting: Array<(lost: StoreError.StoreError | undefined) => void>
+      /** The held rows the turn changed: written before its commit. */
+      readonly rows: Map<string, { readonly row: HeldRow<any>; state: unknown }>
+    } | undefined
 
     /** Commits the held writes' transaction now; its callers learn whether their writes are durable. */
     const settle = (): void => {
@@ -164,6 +200,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       let lost = guard.beforeCommit()
       if (lost === undefined) {
         try {
+          for (const { row, state } of turn.rows.values()) row.write(onDriver, state)
           commit.run()
           guard.committed()
         } catch (error) {
@@ -262,22 +299,28 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       return Exit.succeed(result)
     }
 
-    /** Runs `f` in the held writes' transaction (begun now when none is open), in a savepoint of its own. */
-    const writeInTurn = <A>(doing: string, f: (statements: Statements.Statements) => A): Exit.Exit<A, StoreError.StoreError> => {
+    /** Opens the held writes' transaction when none is: the failure that refuses holding writes, if any. */
+    const openTurn = (doing: string): Exit.Exit<never, StoreError.StoreError> | undefined => {
       const refused = guard.beforeUse()
       if (refused !== undefined) return Exit.fail(refused)
-      if (turn === undefined) {
-        // The files must be those opened, with room, before writes are held for them.
-        const fault = guard.beforeHolding()
-        if (fault !== undefined) return Exit.fail(fault)
-        try {
-          begin.run()
-        } catch (error) {
-          return failure(doing, error)
-        }
-        turn = { waiting: [] }
-        setImmediate(settle)
+      if (turn !== undefined) return undefined
+      // The files must be those opened, with room, before writes are held for them.
+      const fault = guard.beforeHolding()
+      if (fault !== undefined) return Exit.fail(fault)
+      try {
+        begin.run()
+      } catch (error) {
+        return failure(doing, error)
       }
+      turn = { waiting: [], rows: new Map() }
+      setImmediate(settle)
+      return undefined
+    }
+
+    /** Runs `f` in the held writes' transaction, in a savepoint of its own. */
+    const writeInTurn = <A>(doing: string, f: (statements: Statements.Statements) => A): Exit.Exit<A, StoreError.StoreError> => {
+      const refused = openTurn(doing)
+      if (refused !== undefined) return refused
       try {
         savepoint.run()
         const result = f(onDriver)
@@ -297,6 +340,41 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
         return writeFailure(doing, error)
       }
     }
+
+    /** Changes the turn's copy of `row` by `f` (read in the turn's transaction at its first change). */
+    const modifyInTurn = <S, A>(
+      doing: string,
+      row: HeldRow<S>,
+      f: (state: S) => readonly [A, S]
+    ): Exit.Exit<A, StoreError.StoreError> => {
+      const refused = openTurn(doing)
+      if (refused !== undefined) return refused
+      const rows = turn!.rows
+      const held = rows.get(row.key)
+      let state: S
+      try {
+        state = held === undefined ? row.read(onDriver) : held.state as S
+      } catch (error) {
+        return writeFailure(doing, error)
+      }
+      let changed: readonly [A, S]
+      try {
+        changed = f(state)
+      } catch (error) {
+        return Exit.die(error)
+      }
+      if (held === undefined) rows.set(row.key, { row, state: changed[1] })
+      else held.state = changed[1]
+      return Exit.succeed(changed[0])
+    }
+
+    const readHeld = <S>(doing: string, row: HeldRow<S>): Effect.Effect<S, StoreError.StoreError> =>
+      Effect.withFiberRuntime((fiber) => {
+        const isHeld = fiber.getFiberRef(Delivery.held)
+        const held = isHeld ? turn?.rows.get(row.key) : undefined
+        if (held !== undefined) return Effect.succeed(held.state as S)
+        return inOwnTransaction(fiber) ? readOnClient(doing, row.read) : now(() => readNow(doing, row.read, isHeld))
+      })
 
     /** Runs `attempt` now; while another connection holds the lock, again off the event loop. */
     const now = <A>(attempt: () => Exit.Exit<A, StoreError.StoreError>): Effect.Effect<A, StoreError.StoreError> => {
@@ -329,6 +407,15 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
             ? now(() => writeInTurn(doing, f))
             : now(() => writeNow(doing, f, undefined))
         ),
+      modifyHeld: (doing, row, f) =>
+        Effect.withFiberRuntime((fiber) =>
+          inOwnTransaction(fiber)
+            ? onClientAfterHeld(doing, modifyNow(row, f), undefined)
+            : fiber.getFiberRef(Delivery.held)
+            ? now(() => modifyInTurn(doing, row, f))
+            : now(() => writeNow(doing, modifyNow(row, f), undefined))
+        ),
+      readHeld,
       delivery
     })
   })

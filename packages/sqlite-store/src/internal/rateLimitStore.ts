@@ -11,7 +11,7 @@ import { RateLimitRow } from "@animal-store/sql-store"
 import type { Scope } from "effect"
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import type { Statements } from "./database.js"
-import { Database } from "./database.js"
+import * as Database from "./database.js"
 import * as FileGuard from "./fileGuard.js"
 
 const { columns, countersOf, isRateLimitRow, toState } = RateLimitRow
@@ -39,13 +39,13 @@ const readOne = (statements: Statements, subject: string): State | undefined => 
  *
  * @internal
  */
-export const deleteEnded = (database: Database, now: number): Effect.Effect<number, StoreError.StoreError> =>
+export const deleteEnded = (database: Database.Database, now: number): Effect.Effect<number, StoreError.StoreError> =>
   database.write("Deleting ended rate-limit windows", (statements) => statements.run(deleteEndedSql, now, now, now).changes)
 
 /** @internal */
-export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Database | Scope.Scope> = Effect.gen(
+export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Database.Database | Scope.Scope> = Effect.gen(
   function*() {
-    const database = yield* Database
+    const database = yield* Database.Database
     // Ended at the time the rule reads (the caller's `Clock`); looked for once a minute of real time.
     const clock = yield* Effect.clock
     yield* Effect.suspend(() => deleteEnded(database, clock.unsafeCurrentTimeMillis())).pipe(
@@ -67,25 +67,29 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Da
           return result
         }
       )
+    /** A subject's row: for held counts, read once a turn and written once before its commit (record 0071). */
+    const rowOf = (subject: string): Database.HeldRow<State | undefined> => ({
+      key: `rate_limits:${subject}`,
+      read: (statements) => readOne(statements, subject),
+      write: (statements, state) => {
+        if (state !== undefined) statements.run(upsertSql, subject, ...countersOf(state))
+      }
+    })
     return {
       modify: <A>(subject: string, f: (state: State | undefined) => readonly [A, State]) =>
-        database.writeHeld("Counting a request", (statements) => {
-          const [result, next] = f(readOne(statements, subject))
-          statements.run(upsertSql, subject, ...countersOf(next))
-          return result
-        }).pipe(
+        database.modifyHeld("Counting a request", rowOf(subject), f).pipe(
           Effect.tap(() => {
             if (unwritten.size > 0) unwritten.clear()
           }),
           Effect.catchIf((error) => FileGuard.isWriteFault(error), () => countUnwritten(subject, f))
         ),
-      get: (subject) => database.read("Reading a rate-limit state", (statements) => readOne(statements, subject))
+      get: (subject) => database.readHeld("Reading a rate-limit state", rowOf(subject))
     }
   }
 )
 
 /** @internal */
-export const layer: Layer.Layer<RateLimitStore.RateLimitStore, never, Database> = Layer.scoped(
+export const layer: Layer.Layer<RateLimitStore.RateLimitStore, never, Database.Database> = Layer.scoped(
   RateLimitStore.RateLimitStore,
   make
 )
