@@ -473,7 +473,7 @@ describe("SqliteStore", () => {
       }).pipe(Effect.provide(context))
     }))
 
-  it("the facade's calls hold their writes: the calls of one turn share a commit, settled once it is durable, or rejected with it", async () => {
+  it("the facade's calls made while others are in flight hold their writes: they share a commit, each settled once it is durable, or rejected with it", async () => {
     const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-facade-"))
     const filename = Path.join(folder, "pets.db")
     const store = await AnimalStore.open({ store: SqliteStore.layer({ filename }) })
@@ -484,18 +484,20 @@ describe("SqliteStore", () => {
       const counted = () =>
         (other.prepare("SELECT minute_count AS n FROM rate_limits WHERE subject = ?").get(`key:${key.id}`) as { n: number } | undefined)?.n
       const created = ["a", "b", "c"].map((name) => store.guarded.createPet(request, { name, categoryId: 1 }))
-      // Started in this turn, none committed yet: another connection sees nothing.
-      expect(counted()).toBeUndefined()
+      // The first call, alone, committed at once; the two started while it was in flight wait for the turn's commit.
+      expect(counted()).toBe(1)
       const pets = await Promise.all(created.map((call) => call.then((pet) => ({ id: pet.value.id, counted: counted() }))))
-      expect(pets).toEqual([1, 2, 3].map((id) => ({ id, counted: 3 })))
+      expect(pets).toEqual([{ id: 1, counted: 1 }, { id: 2, counted: 3 }, { id: 3, counted: 3 }])
 
-      // The files replaced before the turn's commit: every call of the turn rejected, nothing stored.
-      const lost = [store.guarded.getPet(request, 1), store.createPet({ name: "d", categoryId: 1 })]
+      // The files replaced before the turn's commit: the held calls rejected, nothing of them stored.
+      const calls = [store.guarded.getPet(request, 1), store.guarded.getPet(request, 2), store.createPet({ name: "d", categoryId: 1 })]
       Fs.renameSync(filename, `${filename}-moved`)
-      for (const outcome of await Promise.allSettled(lost)) {
+      const outcomes = await Promise.allSettled(calls)
+      expect(outcomes[0]).toEqual({ status: "fulfilled", value: expect.objectContaining({ value: expect.objectContaining({ id: 1 }) }) })
+      for (const outcome of outcomes.slice(1)) {
         expect(outcome).toEqual({ status: "rejected", reason: expect.objectContaining({ code: "service_unavailable" }) })
       }
-      expect(counted()).toBe(3)
+      expect(counted()).toBe(4)
       expect((other.prepare("SELECT count(*) AS n FROM pets").get() as { n: number }).n).toBe(3)
     } finally {
       other.close()
