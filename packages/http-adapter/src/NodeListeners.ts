@@ -12,6 +12,7 @@ import * as ClientAddress from "./ClientAddress.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import type * as HttpExchange from "./HttpExchange.js"
 import * as ChildRunCallback from "./internal/childRunCallback.js"
+import * as Finish from "./internal/finish.js"
 import { localOriginOf } from "./internal/hostRequest.js"
 import * as ResponseWrites from "./internal/responseWrites.js"
 import * as WireRules from "./internal/wireRules.js"
@@ -111,7 +112,7 @@ export const make = (
   options?: RequestHandler.Options
 ): Effect.Effect<NodeServer.Listeners, never, RequestHandler.Requirements> =>
   Effect.gen(function*() {
-    const { handle, held, reject } = yield* RequestHandler.makeHandlers(options)
+    const { handlePending, held, reject } = yield* RequestHandler.makeHandlers(options)
     const clientAddressOf = ClientAddress.make(options?.trustedProxies ?? [])
     // Requests' writes may be held for a later commit: their responses are written once durable.
     const runCallback = yield* Effect.locally(ChildRunCallback.make<RequestHandler.Requirements>(), Delivery.held, held)
@@ -121,9 +122,18 @@ export const make = (
       runCallback(reject({ remoteAddress: clientAddressOf(peerOf(request)), reason }), {
         onExit: (exit) => writes.write(response, exit)
       })
-    /** Handles a request and writes its response (the handler answers every failure itself; a defect is a 500). */
+    /**
+     * Handles a request and writes its response (the handler answers every failure itself; a defect is a
+     * 500), once finished: a `Pending` one once its writes are durable, on a fiber of its own when lost.
+     */
     const run = (to: Http.ServerResponse, request: HttpExchange.Request) =>
-      runCallback(Effect.map(Effect.exit(handle(request)), (exit) => writes.write(to, exit)))
+      runCallback(Effect.map(Effect.exit(handlePending(request)), (exit) => {
+        if (Exit.isFailure(exit)) return writes.write(to, exit)
+        Finish.whenFinished(exit.value, (done) => {
+          if (Effect.isEffect(done)) runCallback(done, { onExit: (finished) => writes.write(to, finished) })
+          else writes.write(to, Exit.succeed(done))
+        })
+      }))
     const serve = (request: Http.IncomingMessage, response: Http.ServerResponse, expectsContinue: boolean) => {
       const refusal = WireRules.refusalOfNode(request)
       if (refusal !== undefined) return refuse(request, response, refusal)

@@ -156,6 +156,8 @@ export const makeHandlers = (
 ): Effect.Effect<
   {
     readonly handle: RequestHandler
+    /** `handle`, whose responses may be `Pending` when `held`: finished by their writer (`internal/finish.ts`). */
+    readonly handlePending: RequestHandler
     readonly reject: RejectionHandler
     /** Whether responses wait for the store's `Delivery`: fibers that run `handle` may then be `Delivery.held`. */
     readonly held: boolean
@@ -183,7 +185,7 @@ export const makeHandlers = (
       report
     }
     const finish = Finish.make(settings)
-    const serve = Dispatch.make({
+    const routing: Dispatch.Routing = {
       guarded,
       handlers: yield* PetsHandlers.make(linkBase, report),
       documents: yield* OpenApiDocument.responses(options?.servers),
@@ -193,20 +195,23 @@ export const makeHandlers = (
       credentialOf,
       finish,
       timed: Finish.records(settings)
-    })
+    }
     // A server span per request only when the host has its tracer enabled.
     const traced = yield* Tracing.enabled
-    const untraced: RequestHandler = (request) => {
+    const untraced = (serve: Dispatch.Serve): RequestHandler => (request) => {
       const requestId = RequestId.of(HttpExchange.header(request, RequestId.header))
       return Effect.catchAllCause(
         onFiber((clock, span) => serve(request, requestId, clock, traced ? span?.traceId : undefined)),
         (cause) => Effect.map(defect(cause), (response) => withRequestId(response, requestId))
       )
     }
+    const handle = traced ? Tracing.withServerSpan(untraced(Dispatch.make(routing))) : untraced(Dispatch.make(routing))
+    const held = delivery !== undefined && options?.holdWrites !== false
     return {
-      handle: traced ? Tracing.withServerSpan(untraced) : untraced,
+      handle,
+      handlePending: held && !traced ? untraced(Dispatch.make({ ...routing, finish: Finish.make(settings, true) })) : handle,
       reject: Rejections.make(guarded, finish),
-      held: delivery !== undefined && options?.holdWrites !== false
+      held
     }
   })
 

@@ -10,6 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Redacted } from "effect"
 import type * as AccessLog from "../src/AccessLog.js"
 import type * as HttpExchange from "../src/HttpExchange.js"
+import * as Finish from "../src/internal/finish.js"
 import * as RequestHandler from "../src/RequestHandler.js"
 
 /** A delivery the test holds and settles. */
@@ -89,6 +90,56 @@ describe("a response whose writes the store holds", () => {
       expect(JSON.parse(refused.body as string)).toEqual(expect.objectContaining({ code: "service_unavailable", status: 503 }))
       expect(logged.map((entry) => entry.status)).toEqual([201, 503])
       expect(observed).toEqual([201, 503])
+    }))
+
+  it.scoped("ends its fiber as Pending for a Node listener's writer: finished, logged and observed once durable; the 503 of a loss an effect to run", () =>
+    Effect.gen(function*() {
+      const delivery = controlled()
+      const context = yield* Layer.build(
+        AnimalStore.layer.pipe(
+          Layer.provide(AccessConfig.layer({})),
+          Layer.provide(Layer.merge(MemoryStore.layer, Layer.succeed(Delivery.Delivery, delivery.service))),
+          // Untraced, as the server runs by default: a traced request's span ends with its finished response.
+          Layer.provideMerge(Layer.setTracerEnabled(false))
+        )
+      )
+      const logged: Array<number> = []
+      const observed: Array<number> = []
+      const { handlePending } = yield* Effect.provide(
+        RequestHandler.makeHandlers({ accessLog: (entry) => logged.push(entry.status), observe: (seen) => observed.push(seen.status) }),
+        context
+      )
+      const secret = Redacted.value(
+        (yield* Effect.provide(Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (auth) => auth.issue({ plan: "pro" })), context).pipe(Effect.orDie))
+          .secret
+      )
+      const finished: Array<HttpExchange.Response | Effect.Effect<HttpExchange.Response>> = []
+
+      delivery.hold()
+      const created = yield* handlePending(request("POST", "/v1/pets", secret))
+      expect(Finish.isPending(created)).toBe(true)
+      Finish.whenFinished(created, (done) => finished.push(done))
+      expect([finished, logged, observed]).toEqual([[], [], []])
+      delivery.settle()
+      expect(finished).toHaveLength(1)
+      const answered = finished[0] as HttpExchange.Response
+      expect([answered.status, answered.headers["x-request-id"] !== undefined, Finish.isPending(answered)]).toEqual([201, true, false])
+      expect([logged, observed]).toEqual([[201], [201]])
+
+      delivery.hold()
+      const lost = yield* handlePending(request("GET", "/v1/pets/1", secret))
+      Finish.whenFinished(lost, (done) => finished.push(done))
+      delivery.settle(new StoreError.StoreError({ reason: "Unavailable", message: "Committing held writes: disk I/O error" }))
+      expect(Effect.isEffect(finished[1])).toBe(true)
+      expect(logged).toEqual([201])
+      const refused = yield* (finished[1] as Effect.Effect<HttpExchange.Response>)
+      expect(refused.status).toBe(503)
+      expect([logged, observed]).toEqual([[201, 503], [201, 503]])
+
+      // Nothing held: finished at once.
+      const now = yield* handlePending(request("GET", "/v1/pets/1", secret))
+      Finish.whenFinished(now, (done) => finished.push(done))
+      expect((finished[2] as HttpExchange.Response).status).toBe(200)
     }))
 
   it.scoped("is answered at once on a store whose writes are durable when its calls complete (the memory store: `Delivery.immediate`), its requests not held", () =>

@@ -1,4 +1,4 @@
-import { AnimalStore, ApiKeyStore, Delivery, Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
+import { ApiKeyStore, Delivery, Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
 import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -8,7 +8,6 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { Config, ConfigError, ConfigProvider, Context, Deferred, Effect, Exit, Fiber, Layer, Metric, MetricState, Option, TestClock } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { SqliteMigrations, SqliteStore } from "../src/index.js"
 import * as Database from "../src/internal/database.js"
@@ -472,39 +471,6 @@ describe("SqliteStore", () => {
         expect(stored()).toBe(11)
       }).pipe(Effect.provide(context))
     }))
-
-  it("the facade's calls made while others are in flight hold their writes: they share a commit, each settled once it is durable, or rejected with it", async () => {
-    const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-facade-"))
-    const filename = Path.join(folder, "pets.db")
-    const store = await AnimalStore.open({ store: SqliteStore.layer({ filename }) })
-    const other = open(filename)
-    try {
-      const { key, secret } = await store.keys.issue({ plan: "free" })
-      const request = { credential: secret, clientAddress: "192.0.2.10" }
-      const counted = () =>
-        (other.prepare("SELECT minute_count AS n FROM rate_limits WHERE subject = ?").get(`key:${key.id}`) as { n: number } | undefined)?.n
-      const created = ["a", "b", "c"].map((name) => store.guarded.createPet(request, { name, categoryId: 1 }))
-      // The first call, alone, committed at once; the two started while it was in flight wait for the turn's commit.
-      expect(counted()).toBe(1)
-      const pets = await Promise.all(created.map((call) => call.then((pet) => ({ id: pet.value.id, counted: counted() }))))
-      expect(pets).toEqual([{ id: 1, counted: 1 }, { id: 2, counted: 3 }, { id: 3, counted: 3 }])
-
-      // The files replaced before the turn's commit: the held calls rejected, nothing of them stored.
-      const calls = [store.guarded.getPet(request, 1), store.guarded.getPet(request, 2), store.createPet({ name: "d", categoryId: 1 })]
-      Fs.renameSync(filename, `${filename}-moved`)
-      const outcomes = await Promise.allSettled(calls)
-      expect(outcomes[0]).toEqual({ status: "fulfilled", value: expect.objectContaining({ value: expect.objectContaining({ id: 1 }) }) })
-      for (const outcome of outcomes.slice(1)) {
-        expect(outcome).toEqual({ status: "rejected", reason: expect.objectContaining({ code: "service_unavailable" }) })
-      }
-      expect(counted()).toBe(4)
-      expect((other.prepare("SELECT count(*) AS n FROM pets").get() as { n: number }).n).toBe(3)
-    } finally {
-      other.close()
-      await store.close()
-      Fs.rmSync(folder, { recursive: true, force: true })
-    }
-  })
 
   it.scoped("rows whose windows and ban have ended are deleted by the store on its file; rows still counting or banned are kept", () =>
     Effect.gen(function*() {

@@ -1,8 +1,6 @@
 /**
  * The Promise facade of `AnimalStore.open`: a `ManagedRuntime` of
- * `AnimalStore.layer` on the host's store, each call run to a Promise. The
- * operations' writes of calls made while others are in flight are held: they
- * share a commit, and each call settles once its writes are durable (record 0072).
+ * `AnimalStore.layer` on the host's store, each call run to a Promise.
  * @internal
  */
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Redacted } from "effect"
@@ -11,7 +9,6 @@ import type { AnimalStore, OpenOptions, RequiredPorts, Services } from "../Anima
 import * as AnimalStoreError from "../AnimalStoreError.js"
 import type { ApiError } from "../ApiError.js"
 import * as ApiKeyAuth from "../ApiKeyAuth.js"
-import * as Delivery from "../Delivery.js"
 import * as GuardedPetOperations from "../GuardedPetOperations.js"
 import * as PetInput from "../PetInput.js"
 import * as PetOperations from "../PetOperations.js"
@@ -48,38 +45,12 @@ export const open = async (
     })
   }
   await run(Effect.void)
-  const delivery = await runtime.runPromise(Delivery.Delivery)
-  /** The operations' calls whose Promise has not settled. */
-  let inFlight = 0
-  const settled = () => {
-    inFlight--
-  }
-  /**
-   * Runs an operation's `effect`. While other calls are in flight its writes are held: its outcome
-   * once they are durable, or the error that lost them. A lone call's writes commit at once.
-   */
-  const operation = <A>(effect: Effect.Effect<A, AnimalStoreError.AnimalStoreError, Services>): Promise<A> => {
-    const hold = inFlight > 0 && delivery !== Delivery.immediate
-    inFlight++
-    const result = run(
-      hold
-        ? Effect.locally(
-          Effect.flatMap(Effect.exit(effect), (exit) =>
-            Effect.zipRight(Effect.mapError(Delivery.durable(delivery), (lost) => AnimalStoreError.fromFailure(lost)), exit)),
-          Delivery.held,
-          true
-        )
-        : effect
-    )
-    result.then(settled, settled)
-    return result
-  }
   const trusted = <A>(f: (ops: PetOperations.PetOperationsService) => Effect.Effect<A, ApiError | StoreError>) =>
-    operation(Effect.flatMap(PetOperations.PetOperations, (ops) => Effect.mapError(f(ops), (e) => AnimalStoreError.fromFailure(e))))
+    run(Effect.flatMap(PetOperations.PetOperations, (ops) => Effect.mapError(f(ops), (e) => AnimalStoreError.fromFailure(e))))
   const guarded = <A>(
     f: (ops: GuardedPetOperations.GuardedPetOperationsService) => Effect.Effect<GuardedPetOperations.Guarded<A>, GuardedPetOperations.GuardedFailure>
   ) =>
-    operation(Effect.flatMap(GuardedPetOperations.GuardedPetOperations, (ops) =>
+    run(Effect.flatMap(GuardedPetOperations.GuardedPetOperations, (ops) =>
       Effect.mapError(f(ops), (failure) => AnimalStoreError.fromFailure(failure.error, failure.meta))))
   const auth = <A>(f: (auth: ApiKeyAuth.ApiKeyAuthService) => Effect.Effect<A, ApiError | StoreError>) =>
     run(Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (service) => Effect.mapError(f(service), (e) => AnimalStoreError.fromFailure(e))))
