@@ -183,17 +183,31 @@ export const make = (
     )
   if (pending && accessLog !== true) {
     return (served, response, meta, keyId, error) =>
-      Effect.sync((): Pending => ({
-        ...response,
-        [pendingId]: (finished) =>
-          delivery.whenDurable((lost) =>
-            finished(
-              lost === undefined
-                ? stampAndRecord(served, response, meta, keyId, error)[0]
-                : finishLost(served, meta, keyId, lost)
-            )
-          )
-      }))
+      Effect.suspend(() => {
+        /** How the writes ended (`null`: not yet), and who waits for it. */
+        let ended: StoreError.StoreError | undefined | null = null
+        let waiting: ((lost: StoreError.StoreError | undefined) => void) | undefined
+        delivery.whenDurable((lost) => {
+          if (waiting === undefined) ended = lost
+          else waiting(lost)
+        })
+        if (ended === null) {
+          const finishing: Pending = {
+            ...response,
+            [pendingId]: (finished) => {
+              waiting = (lost) =>
+                finished(
+                  lost === undefined
+                    ? stampAndRecord(served, response, meta, keyId, error)[0]
+                    : finishLost(served, meta, keyId, lost)
+                )
+              if (ended !== null) waiting(ended)
+            }
+          }
+          return Effect.succeed(finishing)
+        }
+        return ended === undefined ? finishNow(served, response, meta, keyId, error) : finishLost(served, meta, keyId, ended)
+      })
   }
   const durable = Delivery.durable(delivery)
   return (served, response, meta, keyId, error) =>
