@@ -33,6 +33,13 @@ const controlled = () => {
   }
 }
 
+/** The store's services on the memory store, with `delivery` for its `Delivery`. */
+const storeWith = (delivery: Delivery.DeliveryService) =>
+  AnimalStore.layer.pipe(
+    Layer.provide(AccessConfig.layer({})),
+    Layer.provide(Layer.merge(MemoryStore.layer, Layer.succeed(Delivery.Delivery, delivery)))
+  )
+
 const request = (method: "GET" | "POST", url: string, secret: string): HttpExchange.Request => {
   const body = new TextEncoder().encode(method === "POST" ? JSON.stringify({ name: "Rex", categoryId: 1 }) : "")
   return {
@@ -50,12 +57,7 @@ describe("a response whose writes the store holds", () => {
   it.scoped("is answered, logged and observed only once they are durable; 503 when they were lost", () =>
     Effect.gen(function*() {
       const delivery = controlled()
-      const context = yield* Layer.build(
-        AnimalStore.layer.pipe(
-          Layer.provide(AccessConfig.layer({})),
-          Layer.provide(Layer.merge(MemoryStore.layer, Layer.succeed(Delivery.Delivery, delivery.service)))
-        )
-      )
+      const context = yield* Layer.build(storeWith(delivery.service))
       const logged: Array<AccessLog.Entry> = []
       const observed: Array<number> = []
       const { handle, held } = yield* Effect.provide(
@@ -95,14 +97,8 @@ describe("a response whose writes the store holds", () => {
   it.scoped("ends its fiber as Pending for a Node listener's writer: finished, logged and observed once durable; the 503 of a loss an effect to run", () =>
     Effect.gen(function*() {
       const delivery = controlled()
-      const context = yield* Layer.build(
-        AnimalStore.layer.pipe(
-          Layer.provide(AccessConfig.layer({})),
-          Layer.provide(Layer.merge(MemoryStore.layer, Layer.succeed(Delivery.Delivery, delivery.service))),
-          // Untraced, as the server runs by default: a traced request's span ends with its finished response.
-          Layer.provideMerge(Layer.setTracerEnabled(false))
-        )
-      )
+      // Untraced, as the server runs by default: a traced request's span ends with its finished response.
+      const context = yield* Layer.build(Layer.provideMerge(storeWith(delivery.service), Layer.setTracerEnabled(false)))
       const logged: Array<number> = []
       const observed: Array<number> = []
       const { handlePending } = yield* Effect.provide(

@@ -376,6 +376,23 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
         return inOwnTransaction(fiber) ? readOnClient(doing, row.read) : now(() => readNow(doing, row.read, isHeld))
       })
 
+    /**
+     * A write of the caller's: in its own transaction on the client, held in the turn's transaction
+     * (`inTurn`) for a held caller, else committed at once on the driver's connection.
+     */
+    const byCaller = <A>(
+      doing: string,
+      f: (statements: Statements.Statements) => A,
+      inTurn: () => Exit.Exit<A, StoreError.StoreError>
+    ): Effect.Effect<A, StoreError.StoreError> =>
+      Effect.withFiberRuntime((fiber) =>
+        inOwnTransaction(fiber)
+          ? onClientAfterHeld(doing, f, undefined)
+          : fiber.getFiberRef(Delivery.held)
+          ? now(inTurn)
+          : now(() => writeNow(doing, f, undefined))
+      )
+
     /** Runs `attempt` now; while another connection holds the lock, again off the event loop. */
     const now = <A>(attempt: () => Exit.Exit<A, StoreError.StoreError>): Effect.Effect<A, StoreError.StoreError> => {
       const first = attempt()
@@ -399,22 +416,8 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
         Effect.withFiberRuntime((fiber) =>
           inOwnTransaction(fiber) ? onClientAfterHeld(doing, f, onEnd) : now(() => writeNow(doing, f, onEnd))
         ),
-      writeHeld: (doing, f) =>
-        Effect.withFiberRuntime((fiber) =>
-          inOwnTransaction(fiber)
-            ? onClientAfterHeld(doing, f, undefined)
-            : fiber.getFiberRef(Delivery.held)
-            ? now(() => writeInTurn(doing, f))
-            : now(() => writeNow(doing, f, undefined))
-        ),
-      modifyHeld: (doing, row, f) =>
-        Effect.withFiberRuntime((fiber) =>
-          inOwnTransaction(fiber)
-            ? onClientAfterHeld(doing, modifyNow(row, f), undefined)
-            : fiber.getFiberRef(Delivery.held)
-            ? now(() => modifyInTurn(doing, row, f))
-            : now(() => writeNow(doing, modifyNow(row, f), undefined))
-        ),
+      writeHeld: (doing, f) => byCaller(doing, f, () => writeInTurn(doing, f)),
+      modifyHeld: (doing, row, f) => byCaller(doing, modifyNow(row, f), () => modifyInTurn(doing, row, f)),
       readHeld,
       delivery
     })
