@@ -17,12 +17,21 @@ const env = { ANIMAL_STORE_API_KEYS: `${key}:pro` }
 
 const chattr = (flag: "+i" | "-i", file: string) => ChildProcess.execFileSync("chattr", [flag, file], { stdio: "pipe" })
 
-const createPet = (serving: Serving, name: string) =>
+const createPet = (serving: Serving, name: string, idempotencyKey?: string) =>
   fetch(`${serving.origin}/v1/pets`, {
     method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    headers: {
+      authorization: `Bearer ${key}`,
+      "content-type": "application/json",
+      ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey })
+    },
     body: JSON.stringify({ name, categoryId: 1 })
   })
+
+const names = async (serving: Serving) => {
+  const listed = await fetch(`${serving.origin}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
+  return ((await listed.json()) as ReadonlyArray<{ readonly name: string }>).map((pet) => pet.name)
+}
 
 /** The statuses of the access-log lines of `POST /v1/pets` written so far, in order. */
 const createStatuses = (serving: Serving): ReadonlyArray<number> =>
@@ -60,9 +69,36 @@ describe("a SQLite commit that fails", () => {
 
       const again = await createPet(serving, "Kit")
       expect(again.status).toBe(201)
-      const listed = await fetch(`${serving.origin}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
-      expect(((await listed.json()) as ReadonlyArray<{ readonly name: string }>).map((pet) => pet.name)).toEqual(["Rex", "Kit"])
+      expect(await names(serving)).toEqual(["Rex", "Kit"])
       expect(await accessLogged(serving, 3)).toEqual([201, 503, 201])
+    } finally {
+      if (Fs.existsSync(wal)) chattr("-i", wal)
+      serving.child.kill("SIGTERM")
+      await serving.exited
+      Fs.rmSync(folder, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it("loses a keyed create with its commit: the retry with the same key creates the animal once", async () => {
+    const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-commit-"))
+    const filename = Path.join(folder, "animal-store.db")
+    const wal = `${filename}-wal`
+    const serving = await startServe(["--store", `sqlite:${filename}`], env)
+    try {
+      expect((await createPet(serving, "Rex")).status).toBe(201)
+      chattr("+i", wal)
+      const refused = await createPet(serving, "Tom", "retry-me")
+      chattr("-i", wal)
+      expect(refused.status).toBe(503)
+
+      const retried = await createPet(serving, "Tom", "retry-me")
+      expect(retried.status).toBe(201)
+      const created = (await retried.json()) as { readonly id: number }
+      const replayed = await createPet(serving, "Tom", "retry-me")
+      expect(replayed.status).toBe(201)
+      expect(await replayed.json()).toEqual(created)
+      expect(await names(serving)).toEqual(["Rex", "Tom"])
+      expect(await accessLogged(serving, 4)).toEqual([201, 503, 201, 201])
     } finally {
       if (Fs.existsSync(wal)) chattr("-i", wal)
       serving.child.kill("SIGTERM")

@@ -126,7 +126,11 @@ export const migrations: Readonly<Record<string, Effect.Effect<void, SqlError, S
       sql`ALTER TABLE api_keys ADD COLUMN previous_prefix TEXT`,
       sql`ALTER TABLE api_keys ADD COLUMN previous_until INTEGER`,
       sql`CREATE UNIQUE INDEX api_keys_previous_digest ON api_keys (previous_digest)`
-    ], { discard: true }))
+    ], { discard: true })),
+  // Records found through an index of keys in the file again (record 0005): with a turn's writes
+  // committed together, the memory index no longer paid for its code.
+  "11_idempotency_keys_indexed": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`CREATE INDEX idempotency_keys_key ON idempotency_keys (key)`.pipe(Effect.asVoid))
 }
 
 /**

@@ -22,9 +22,6 @@ import { fromCause, mapStoreError } from "./storeError.js"
 
 export type { Parameter, RunResult, Statements } from "./statements.js"
 
-/** What a write learns of the end of the transaction it ran in, before its caller is answered. */
-export type OnEnd = (committed: boolean) => void
-
 /**
  * A row that held writes of a turn change in memory: read at its first change in the turn (the
  * turn's transaction holds the write lock), written once before the turn commits.
@@ -46,16 +43,12 @@ export interface Database {
    * Runs `f` in a transaction of its own, committed before the call
    * completes; rolled back, with nothing of it kept, when `f` throws or the
    * commit fails. In the caller's `SqlClient` transaction on this client,
-   * runs in a savepoint of it (its commit is the caller's; `onEnd` is then
-   * told `false`). A throw that is not SQLite's is a defect of the call.
+   * runs in a savepoint of it (its commit is the caller's). A throw that is
+   * not SQLite's is a defect of the call.
    */
-  readonly write: <A>(
-    doing: string,
-    f: (statements: Statements.Statements) => A,
-    onEnd?: OnEnd
-  ) => Effect.Effect<A, StoreError.StoreError>
+  readonly write: <A>(doing: string, f: (statements: Statements.Statements) => A) => Effect.Effect<A, StoreError.StoreError>
   /**
-   * As `write`, for an `f` that changes at most one row; when the caller's fiber
+   * As `write`; when the caller's fiber
    * is `Delivery.held`, it completes before its transaction commits: the
    * caller delivers once `delivery` says the write is durable.
    */
@@ -157,22 +150,16 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       })
 
     /** Writes on the client's connection: in the caller's transaction, or in a transaction of an in-memory database. */
-    const onClientConnection = <A>(doing: string, f: (statements: Statements.Statements) => A, onEnd: OnEnd | undefined) =>
-      Effect.withFiberRuntime<A, StoreError.StoreError>((fiber) => {
-        const nested = inOwnTransaction(fiber)
-        return client.withTransaction(readOnClient(doing, f)).pipe(
-          mapStoreError(doing),
-          Effect.onExit((exit) => Effect.sync(() => onEnd?.(!nested && exit._tag === "Success")))
-        )
-      })
+    const onClientConnection = <A>(doing: string, f: (statements: Statements.Statements) => A) =>
+      client.withTransaction(readOnClient(doing, f)).pipe(mapStoreError(doing))
 
     if (driver === undefined) {
       return Database.of({
         read: readOnClient,
         inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
         write: onClientConnection,
-        writeHeld: (doing, f) => onClientConnection(doing, f, undefined),
-        modifyHeld: (doing, row, f) => onClientConnection(doing, modifyNow(row, f), undefined),
+        writeHeld: onClientConnection,
+        modifyHeld: (doing, row, f) => onClientConnection(doing, modifyNow(row, f)),
         readHeld: (doing, row) => readOnClient(doing, row.read),
         delivery: Delivery.immediate
       })
@@ -241,10 +228,10 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     }
 
     /** Writes on the client's connection, once the held writes are committed: it would wait for their lock. */
-    const onClientAfterHeld = <A>(doing: string, f: (statements: Statements.Statements) => A, onEnd: OnEnd | undefined) =>
+    const onClientAfterHeld = <A>(doing: string, f: (statements: Statements.Statements) => A) =>
       Effect.suspend(() => {
         settle()
-        return onClientConnection(doing, f, onEnd)
+        return onClientConnection(doing, f)
       })
 
     /** Runs `f` on the driver's connection now: its result, or the error it threw. */
@@ -264,11 +251,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     }
 
     /** Runs `f` in a transaction on the driver's connection now, committed before it returns. */
-    const writeNow = <A>(
-      doing: string,
-      f: (statements: Statements.Statements) => A,
-      onEnd: OnEnd | undefined
-    ): Exit.Exit<A, StoreError.StoreError> => {
+    const writeNow = <A>(doing: string, f: (statements: Statements.Statements) => A): Exit.Exit<A, StoreError.StoreError> => {
       settle()
       const refused = guard.beforeUse()
       if (refused !== undefined) return Exit.fail(refused)
@@ -291,11 +274,9 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
             // SQLite rolled it back already (a full disk, an I/O error).
           }
         }
-        onEnd?.(false)
         return writeFailure(doing, error)
       }
       guard.committed()
-      onEnd?.(true)
       return Exit.succeed(result)
     }
 
@@ -387,10 +368,10 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     ): Effect.Effect<A, StoreError.StoreError> =>
       Effect.withFiberRuntime((fiber) =>
         inOwnTransaction(fiber)
-          ? onClientAfterHeld(doing, f, undefined)
+          ? onClientAfterHeld(doing, f)
           : fiber.getFiberRef(Delivery.held)
           ? now(inTurn)
-          : now(() => writeNow(doing, f, undefined))
+          : now(() => writeNow(doing, f))
       )
 
     /** Runs `attempt` now; while another connection holds the lock, again off the event loop. */
@@ -412,10 +393,8 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
             : now(() => readNow(doing, f, fiber.getFiberRef(Delivery.held)))
         ),
       inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
-      write: (doing, f, onEnd) =>
-        Effect.withFiberRuntime((fiber) =>
-          inOwnTransaction(fiber) ? onClientAfterHeld(doing, f, onEnd) : now(() => writeNow(doing, f, onEnd))
-        ),
+      write: (doing, f) =>
+        Effect.withFiberRuntime((fiber) => inOwnTransaction(fiber) ? onClientAfterHeld(doing, f) : now(() => writeNow(doing, f))),
       writeHeld: (doing, f) => byCaller(doing, f, () => writeInTurn(doing, f)),
       modifyHeld: (doing, row, f) => byCaller(doing, modifyNow(row, f), () => modifyInTurn(doing, row, f)),
       readHeld,
