@@ -16,7 +16,6 @@ import * as IdempotencyStoreSqlite from "../src/internal/idempotencyStore.js"
 import * as PetRepositorySqlite from "../src/internal/petRepository.js"
 import * as RateLimitStoreSqlite from "../src/internal/rateLimitStore.js"
 import { listStatement } from "../src/internal/petSql.js"
-import * as WalCheckpointer from "../src/internal/walCheckpointer.js"
 import { collectStderr, exitOf, linesOf, open, spawnFixture, tempDatabase, tempFolder } from "./internal/files.js"
 
 const allVersions = Array.from({ length: SqliteMigrations.schemaVersion }, (_, i) => i + 1)
@@ -68,7 +67,7 @@ const pragma = (name: string) =>
     Effect.map(sql.unsafe<Record<string, unknown>>(`PRAGMA ${name}`), (rows) => Object.values(rows[0] ?? {})[0]))
 
 describe("SqliteStore", () => {
-  it.scoped("creates the file and its folder, with WAL, synchronous NORMAL, the checkpoint interval and a busy timeout", () =>
+  it.scoped("creates the file and its folder, with WAL, synchronous NORMAL, SQLite's checkpoint interval and a busy timeout", () =>
     Effect.gen(function*() {
       const filename = yield* tempDatabase
       expect(Fs.existsSync(Path.dirname(filename))).toBe(false)
@@ -76,7 +75,7 @@ describe("SqliteStore", () => {
         expect(yield* pragma("journal_mode")).toBe("wal")
         expect(yield* pragma("synchronous")).toBe(1)
         expect(yield* pragma("busy_timeout")).toBe(5_000)
-        expect(yield* pragma("wal_autocheckpoint")).toBe(WalCheckpointer.autocheckpointPages)
+        expect(yield* pragma("wal_autocheckpoint")).toBe(1_000)
       }).pipe(Effect.provide(clientLayer({ filename })))
       expect(Fs.statSync(filename).isFile()).toBe(true)
       const full = yield* pragma("synchronous").pipe(
@@ -90,12 +89,12 @@ describe("SqliteStore", () => {
     Effect.gen(function*() {
       const filename = yield* tempDatabase
       yield* Layer.build(SqliteStore.layer({ filename, synchronous: "FULL" })).pipe(Effect.scoped)
-      const connection = Driver.open(filename, { synchronous: 2, autocheckpoint: WalCheckpointer.autocheckpointPages })
+      const connection = Driver.open(filename, { synchronous: 2, autocheckpoint: 1_000 })
       yield* Effect.addFinalizer(() => Effect.sync(() => connection.close()))
       const value = (name: string) => Object.values((connection.pragma(name) as Array<Record<string, unknown>>)[0]!)[0]
       expect([value("synchronous"), value("wal_autocheckpoint"), value("busy_timeout")]).toEqual([
         2,
-        WalCheckpointer.autocheckpointPages,
+        1_000,
         0
       ])
     }))

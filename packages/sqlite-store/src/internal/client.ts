@@ -1,7 +1,7 @@
 /**
  * Opening the store's `SqliteClient`: the folder of the file, the client
  * (retried while another process holds the new file locked), the pragmas,
- * the WAL checkpointer and the guard of its files.
+ * and the guard of its files.
  *
  * @internal
  */
@@ -15,7 +15,6 @@ import * as Path from "node:path"
 import * as FileGuard from "./fileGuard.js"
 import * as PreviousStore from "./previousStore.js"
 import { fromCause, mapStoreError } from "./storeError.js"
-import * as WalCheckpointer from "./walCheckpointer.js"
 
 /** What `SqliteStore.Options` holds. */
 export interface Options {
@@ -93,7 +92,7 @@ const attempt = (filename: string) =>
 
 /**
  * Opens `options.filename` (`":memory:"`: a private in-memory database) with
- * WAL, `synchronous`, the busy timeout and the WAL checkpointer; closed when
+ * WAL, `synchronous` and the busy timeout; closed when
  * the scope closes.
  *
  * @internal
@@ -114,15 +113,8 @@ export const open = (options: Options): Effect.Effect<SqliteClient.SqliteClient,
     yield* Effect.addFinalizer((exit) => Scopes.close(scope, exit))
     yield* client.unsafe(`PRAGMA busy_timeout = ${timeout}`).pipe(
       Effect.zipRight(client.unsafe(`PRAGMA synchronous = ${synchronous === "FULL" ? "FULL" : "NORMAL"}`)),
-      Effect.zipRight(client.unsafe(`PRAGMA wal_autocheckpoint = ${WalCheckpointer.autocheckpointPages}`)),
       mapStoreError(`Opening the SQLite database "${filename}"`)
     )
-    if (isFile(filename)) {
-      yield* Effect.acquireRelease(
-        Effect.sync(() => WalCheckpointer.start(Path.resolve(filename), synchronous)),
-        (stop) => Effect.promise(stop)
-      )
-      FileGuard.register(client, yield* FileGuard.make(Path.resolve(filename)))
-    }
+    if (isFile(filename)) FileGuard.register(client, yield* FileGuard.make(Path.resolve(filename)))
     return client
   })
