@@ -1,7 +1,7 @@
 /**
  * What the store keeps between requests, as two processes on one database
  * meet it (two stores, each on a pool of its own, on one schema): a row
- * changed by the other is read again before it is counted on, and a key
+ * changed by the other is read before it is counted on, and a key
  * revoked by the other is refused at once by a store that listens, and by
  * any store once `keyCacheTtl` has passed.
  */
@@ -56,7 +56,7 @@ describe("what the PostgreSQL store keeps", () => {
         { concurrency: "unbounded" }
       )
       expect(accepted.filter((ok) => ok).length).toBe(70)
-      // Each has kept the value it last wrote; the other's later writes are read before counting.
+      // Each reads what the other wrote before it counts.
       yield* a!.modify("key:alternate", count(1000))
       for (let i = 0; i < 5; i++) {
         yield* b!.modify("key:alternate", count(1000))

@@ -445,16 +445,15 @@ describe("SqliteStore", () => {
         const [a, thrown, b, c] = yield* held(inOneTurn([count, throwing, count, count]))
         expect([a, b, c]).toEqual([Exit.succeed(0), Exit.succeed(1), Exit.succeed(2)])
         expect(Exit.isFailure(thrown!) && thrown.cause._tag).toBe("Die")
-        // Not written yet: a held read sees the turn's copy, another connection nothing.
+        // Not written yet: another connection sees nothing until the commit.
         expect(stored()).toBeUndefined()
-        expect((yield* held(limits.get("key:x")))?.minuteCount).toBe(3)
         yield* Delivery.durable(database.delivery)
         expect(stored()).toBe(3)
 
-        // The next turn reads the row again; a read not held commits the turn first.
+        // The next turn reads the row again; a read, held or not, commits the turn first.
         expect(yield* held(count)).toBe(3)
         expect(stored()).toBe(3)
-        expect((yield* limits.get("key:x"))?.minuteCount).toBe(4)
+        expect((yield* held(limits.get("key:x")))?.minuteCount).toBe(4)
         expect(stored()).toBe(4)
 
         // Another connection changes the row between turns: the next turn counts from it.

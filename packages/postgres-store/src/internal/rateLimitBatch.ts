@@ -1,6 +1,6 @@
 /**
- * For speed only: the calls waiting together share one statement, and a kept row saves its read
- * (the rate-limit step was two round trips holding a row lock between them; record 0037).
+ * For speed only: the calls waiting together share one read and one write, and hold no row lock
+ * between them (the rate-limit step was two round trips holding a row lock between them; record 0037).
  *
  * @internal
  */
@@ -22,9 +22,6 @@ interface Call {
   readonly resume: (exit: Effect.Effect<unknown, StoreError.StoreError>) => void
 }
 
-/** The most rows kept at once; going over forgets them all. */
-const maxKept = 100_000
-
 /** Errors after which the statement surely changed nothing: its calls run again. */
 const isRetryable = (error: SqlError): boolean => {
   const code = (error.cause as { readonly code?: unknown } | undefined)?.code
@@ -32,9 +29,9 @@ const isRetryable = (error: SqlError): boolean => {
 }
 
 /**
- * Each call's rule runs on its subject's kept row, in call order; one upsert writes each subject's new
- * row only where the row still holds the kept one (a compare-and-set). A subject another process
- * changed is written nowhere: its row is read again and its calls run again in the next batch.
+ * The batch reads its subjects' rows; each call's rule runs on its subject's row in call order; one
+ * upsert writes each subject's new row only where the row still holds what was read (a compare-and-set).
+ * A subject another process changed in between is written nowhere: its calls run again in the next batch.
  *
  * @internal
  */
@@ -45,7 +42,7 @@ export const make = (
   Effect.map(Effect.runtime<never>(), (runtime) => {
     const names = RateLimitRow.counterColumns
     const kept = names.map((n) => `k_${n}`)
-    // $1 the subjects, then the kept counters, then the new ones.
+    // $1 the subjects, then the counters read, then the new ones.
     const writeSql = `WITH i AS (
         SELECT * FROM unnest($1::text[], ${names.map((_, c) => `$${c + 2}::bigint[], $${c + 2 + names.length}::bigint[]`).join(", ")})
           AS i(subject, ${names.map((n, c) => `${kept[c]}, ${n}`).join(", ")})
@@ -58,22 +55,14 @@ export const make = (
     })
       RETURNING r.subject`
     const write = Prepared.values(db, writeSql, SqlRow.tuple(SqlRow.isString))
-    const states = new Map<string, State | undefined>()
     let queue: Array<Call> = []
     let running = false
 
-    const read = (subjects: ReadonlyArray<string>): Effect.Effect<void, SqlError> =>
-      subjects.length === 0 ? Effect.void : Effect.map(rows.read(subjects), (found) => {
-        if (states.size + subjects.length > maxKept) states.clear()
-        for (const subject of subjects) states.set(subject, undefined)
-        for (const row of found) states.set(row[0], stateOf(row))
-      })
-
     const runBatch = (batch: ReadonlyArray<Call>): Effect.Effect<void> => {
       const subjects = [...new Set(batch.map((call) => call.subject))].sort()
-      const forget = () => subjects.forEach((subject) => states.delete(subject))
-      return read(subjects.filter((subject) => !states.has(subject))).pipe(
-        Effect.flatMap(() => {
+      return rows.read(subjects).pipe(
+        Effect.flatMap((found) => {
+          const states = new Map<string, State | undefined>(found.map((row) => [row[0], stateOf(row)]))
           const counted = RateLimitRow.countInOrder(batch, states)
           const columns: Array<Array<unknown>> = [subjects, ...names.flatMap(() => [[], []])]
           for (const subject of subjects) {
@@ -86,10 +75,6 @@ export const make = (
           return Effect.map(write(columns), (returned) => ({ counted, written: new Set(returned.map((row) => row[0])) }))
         }),
         Effect.map(({ counted, written }) => {
-          for (const subject of subjects) {
-            if (written.has(subject)) states.set(subject, counted.states.get(subject))
-            else states.delete(subject)
-          }
           const again: Array<Call> = []
           batch.forEach((call, i) => {
             if (written.has(call.subject)) call.resume(counted.exits[i]!)
@@ -99,7 +84,6 @@ export const make = (
         }),
         Effect.catchAllCause((cause) =>
           Effect.sync(() => {
-            forget()
             if (Option.exists(Cause.failureOption(cause), isRetryable)) queue = [...batch, ...queue]
             else batch.forEach((call) => call.resume(mapStoreError("Counting a request")(Effect.failCause(cause))))
           })

@@ -62,8 +62,8 @@ export interface Database {
     row: HeldRow<S>,
     f: (state: S) => readonly [A, S]
   ) => Effect.Effect<A, StoreError.StoreError>
-  /** The state of `row`: for a held caller, the turn's copy when the turn changed it. */
-  readonly readHeld: <S>(doing: string, row: HeldRow<S>) => Effect.Effect<S, StoreError.StoreError>
+  /** Reads, as `read`, once the held writes are committed: they may hold changed rows. */
+  readonly readSettled: <A>(doing: string, f: (statements: Statements.Statements) => A) => Effect.Effect<A, StoreError.StoreError>
   /** When the held writes made so far are durable. */
   readonly delivery: Delivery.DeliveryService
 }
@@ -160,7 +160,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
         write: onClientConnection,
         writeHeld: onClientConnection,
         modifyHeld: (doing, row, f) => onClientConnection(doing, modifyNow(row, f)),
-        readHeld: (doing, row) => readOnClient(doing, row.read),
+        readSettled: readOnClient,
         delivery: Delivery.immediate
       })
     }
@@ -349,14 +349,6 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       return Exit.succeed(changed[0])
     }
 
-    const readHeld = <S>(doing: string, row: HeldRow<S>): Effect.Effect<S, StoreError.StoreError> =>
-      Effect.withFiberRuntime((fiber) => {
-        const isHeld = fiber.getFiberRef(Delivery.held)
-        const held = isHeld ? turn?.rows.get(row.key) : undefined
-        if (held !== undefined) return Effect.succeed(held.state as S)
-        return inOwnTransaction(fiber) ? readOnClient(doing, row.read) : now(() => readNow(doing, row.read, isHeld))
-      })
-
     /**
      * A write of the caller's: in its own transaction on the client, held in the turn's transaction
      * (`inTurn`) for a held caller, else committed at once on the driver's connection.
@@ -385,19 +377,21 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       )
     }
 
+    const read = (settled: boolean) => <A>(doing: string, f: (statements: Statements.Statements) => A) =>
+      Effect.withFiberRuntime<A, StoreError.StoreError>((fiber) =>
+        inOwnTransaction(fiber)
+          ? readOnClient(doing, f)
+          : now(() => readNow(doing, f, !settled && fiber.getFiberRef(Delivery.held)))
+      )
+
     return Database.of({
-      read: (doing, f) =>
-        Effect.withFiberRuntime((fiber) =>
-          inOwnTransaction(fiber)
-            ? readOnClient(doing, f)
-            : now(() => readNow(doing, f, fiber.getFiberRef(Delivery.held)))
-        ),
+      read: read(false),
       inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
       write: (doing, f) =>
         Effect.withFiberRuntime((fiber) => inOwnTransaction(fiber) ? onClientAfterHeld(doing, f) : now(() => writeNow(doing, f))),
       writeHeld: (doing, f) => byCaller(doing, f, () => writeInTurn(doing, f)),
       modifyHeld: (doing, row, f) => byCaller(doing, modifyNow(row, f), () => modifyInTurn(doing, row, f)),
-      readHeld,
+      readSettled: read(true),
       delivery
     })
   })

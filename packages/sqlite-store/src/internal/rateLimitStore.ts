@@ -83,7 +83,7 @@ export const make: Effect.Effect<RateLimitStore.RateLimitStoreService, never, Da
           }),
           Effect.catchIf((error) => FileGuard.isWriteFault(error), () => countUnwritten(subject, f))
         ),
-      get: (subject) => database.readHeld("Reading a rate-limit state", rowOf(subject))
+      get: (subject) => database.readSettled("Reading a rate-limit state", (statements) => readOne(statements, subject))
     }
   }
 )
