@@ -48,9 +48,9 @@ export interface Database {
    */
   readonly write: <A>(doing: string, f: (statements: Statements.Statements) => A) => Effect.Effect<A, StoreError.StoreError>
   /**
-   * As `write`; when the caller's fiber
-   * is `Delivery.held`, it completes before its transaction commits: the
-   * caller delivers once `delivery` says the write is durable.
+   * As `write`; when the caller's fiber is `Delivery.held`, it completes
+   * before its transaction commits: the caller delivers once `delivery` says
+   * the write is durable.
    */
   readonly writeHeld: <A>(doing: string, f: (statements: Statements.Statements) => A) => Effect.Effect<A, StoreError.StoreError>
   /**
