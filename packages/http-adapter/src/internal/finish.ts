@@ -193,7 +193,9 @@ export const make = (
         })
         if (ended === null) {
           const finishing: Pending = {
-            ...response,
+            status: response.status,
+            headers: response.headers,
+            body: response.body,
             [pendingId]: (finished) => {
               waiting = (lost) =>
                 finished(
