@@ -205,7 +205,8 @@ export const makeHandlers = (
         (cause) => Effect.map(defect(cause), (response) => withRequestId(response, requestId))
       )
     }
-    const handle = traced ? Tracing.withServerSpan(untraced(Dispatch.make(routing))) : untraced(Dispatch.make(routing))
+    const plain = untraced(Dispatch.make(routing))
+    const handle = traced ? Tracing.withServerSpan(plain) : plain
     const held = delivery !== undefined && options?.holdWrites !== false
     return {
       handle,

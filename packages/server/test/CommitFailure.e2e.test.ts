@@ -50,13 +50,25 @@ const accessLogged = async (serving: Serving, count: number) => {
   return createStatuses(serving)
 }
 
+/** Runs `body` against a server on a new SQLite file, with that file's WAL; stops it and removes the file after. */
+const withServing = async (body: (serving: Serving, wal: string) => Promise<void>) => {
+  const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-commit-"))
+  const filename = Path.join(folder, "animal-store.db")
+  const wal = `${filename}-wal`
+  const serving = await startServe(["--store", `sqlite:${filename}`], env)
+  try {
+    await body(serving, wal)
+  } finally {
+    if (Fs.existsSync(wal)) chattr("-i", wal)
+    serving.child.kill("SIGTERM")
+    await serving.exited
+    Fs.rmSync(folder, { recursive: true, force: true })
+  }
+}
+
 describe("a SQLite commit that fails", () => {
-  it("is answered 503 service_unavailable, logged as 503, and writes succeed again once the file is writable", async () => {
-    const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-commit-"))
-    const filename = Path.join(folder, "animal-store.db")
-    const wal = `${filename}-wal`
-    const serving = await startServe(["--store", `sqlite:${filename}`], env)
-    try {
+  it("is answered 503 service_unavailable, logged as 503, and writes succeed again once the file is writable", () =>
+    withServing(async (serving, wal) => {
       expect((await createPet(serving, "Rex")).status).toBe(201)
       expect(Fs.existsSync(wal)).toBe(true)
 
@@ -71,20 +83,10 @@ describe("a SQLite commit that fails", () => {
       expect(again.status).toBe(201)
       expect(await names(serving)).toEqual(["Rex", "Kit"])
       expect(await accessLogged(serving, 3)).toEqual([201, 503, 201])
-    } finally {
-      if (Fs.existsSync(wal)) chattr("-i", wal)
-      serving.child.kill("SIGTERM")
-      await serving.exited
-      Fs.rmSync(folder, { recursive: true, force: true })
-    }
-  }, 60_000)
+    }), 60_000)
 
-  it("loses a keyed create with its commit: the retry with the same key creates the animal once", async () => {
-    const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-commit-"))
-    const filename = Path.join(folder, "animal-store.db")
-    const wal = `${filename}-wal`
-    const serving = await startServe(["--store", `sqlite:${filename}`], env)
-    try {
+  it("loses a keyed create with its commit: the retry with the same key creates the animal once", () =>
+    withServing(async (serving, wal) => {
       expect((await createPet(serving, "Rex")).status).toBe(201)
       chattr("+i", wal)
       const refused = await createPet(serving, "Tom", "retry-me")
@@ -99,11 +101,5 @@ describe("a SQLite commit that fails", () => {
       expect(await replayed.json()).toEqual(created)
       expect(await names(serving)).toEqual(["Rex", "Tom"])
       expect(await accessLogged(serving, 4)).toEqual([201, 503, 201, 201])
-    } finally {
-      if (Fs.existsSync(wal)) chattr("-i", wal)
-      serving.child.kill("SIGTERM")
-      await serving.exited
-      Fs.rmSync(folder, { recursive: true, force: true })
-    }
-  }, 60_000)
+    }), 60_000)
 })

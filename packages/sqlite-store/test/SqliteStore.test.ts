@@ -89,12 +89,12 @@ describe("SqliteStore", () => {
     Effect.gen(function*() {
       const filename = yield* tempDatabase
       yield* Layer.build(SqliteStore.layer({ filename, synchronous: "FULL" })).pipe(Effect.scoped)
-      const connection = Driver.open(filename, { synchronous: 2, autocheckpoint: 1_000 })
+      const connection = Driver.open(filename, { synchronous: 2, autocheckpoint: 2_000 })
       yield* Effect.addFinalizer(() => Effect.sync(() => connection.close()))
       const value = (name: string) => Object.values((connection.pragma(name) as Array<Record<string, unknown>>)[0]!)[0]
       expect([value("synchronous"), value("wal_autocheckpoint"), value("busy_timeout")]).toEqual([
         2,
-        1_000,
+        2_000,
         0
       ])
     }))
