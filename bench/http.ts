@@ -16,7 +16,8 @@
  * round alike). Many short rounds (`run.ts`: 15 of 1 s) follow that noise
  * better than a few long ones: on this machine a server's speed drifts by a
  * third within seconds. Peak RSS is each server's `VmHWM` at the end, summed
- * over its processes (the bin's supervisor and worker); CPU time too.
+ * over its processes (the bin's supervisor and worker) with the files they
+ * both map counted once (record 0073); CPU time is summed too.
  */
 import * as Esbuild from "esbuild"
 import { spawnSync } from "node:child_process"

@@ -69,13 +69,42 @@ export const childrenOf = (pid: number): ReadonlyArray<number> =>
 export const serverCpuSeconds = (pid: number): number =>
   [pid, ...childrenOf(pid)].reduce((sum, process) => sum + cpuSeconds(process), 0)
 
+/** Process `pid`'s resident kB of each file it maps, by the file's path. */
+const residentFilesKb = (pid: number): Map<string, number> => {
+  const files = new Map<string, number>()
+  let path: string | undefined
+  for (const line of Fs.readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line)
+    if (mapping !== null) path = mapping[1]!.startsWith("/") ? mapping[1] : undefined
+    const rss = /^Rss:\s+(\d+) kB/.exec(line)
+    if (rss !== null && path !== undefined) files.set(path, (files.get(path) ?? 0) + Number(rss[1]))
+  }
+  return files
+}
+
+/**
+ * MB of files (Node's binary and libraries) that process `pids` all map and
+ * `VmHWM` counts in each: beyond the largest, the same pages counted again.
+ */
+export const filesCountedAgainMb = (pids: ReadonlyArray<number>): number => {
+  const byFile = new Map<string, Array<number>>()
+  for (const pid of pids) {
+    for (const [path, kb] of residentFilesKb(pid)) byFile.set(path, [...(byFile.get(path) ?? []), kb])
+  }
+  let again = 0
+  for (const kbs of byFile.values()) again += kbs.reduce((sum, kb) => sum + kb, 0) - Math.max(...kbs)
+  return again / 1024
+}
+
 /**
  * A server's peak resident set size in MB: the sum of `peakRssMb` of process
- * `pid` and of its children now (the bin's supervisor and its workers). Pages
- * the processes share (Node's own code) count once per process.
+ * `pid` and of its children now (the bin's supervisor and its workers), each
+ * file they all map counted once (record 0073). For one process, its `VmHWM`.
  */
-export const serverPeakRssMb = (pid: number): number =>
-  [pid, ...childrenOf(pid)].reduce((sum, process) => sum + peakRssMb(process), 0)
+export const serverPeakRssMb = (pid: number): number => {
+  const pids = [pid, ...childrenOf(pid)]
+  return pids.reduce((sum, process) => sum + peakRssMb(process), 0) - filesCountedAgainMb(pids)
+}
 
 /** Whether servers and load generator can run on separate cores (`taskset` and two cores). */
 export const canPin = (): boolean =>

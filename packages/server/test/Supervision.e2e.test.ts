@@ -123,6 +123,9 @@ describe("the supervisor of animal-store serve", () => {
         const first = await workerPid(serving, 1)
         // The worker's young generation is capped as the heap policy says (16 MiB, both semi-spaces).
         expect(Fs.readFileSync(`/proc/${first}/cmdline`, "utf8").split("\0")).toContain("--max-semi-space-size=8")
+        // It allocates from one malloc arena, unless the environment says how many.
+        expect(Fs.readFileSync(`/proc/${first}/environ`, "utf8").split("\0"))
+          .toContain(`MALLOC_ARENA_MAX=${process.env["MALLOC_ARENA_MAX"] ?? "1"}`)
 
         // Requests on a kept connection go to the worker alone: the supervisor writes nothing for them.
         const supervisorWrote = bytesWritten(serving.child.pid!)

@@ -435,11 +435,16 @@ const workerExecArgv = (): ReadonlyArray<string> =>
     ? process.execArgv
     : ["--max-semi-space-size=8", ...process.execArgv]
 
+/** One malloc arena in the workers (record 0073), unless the user sets how many. */
+const workerEnv = (): Record<string, string> =>
+  process.env["MALLOC_ARENA_MAX"] === undefined ? { MALLOC_ARENA_MAX: "1" } : {}
+
 const fork = (state: State, worker: number): Effect.Effect<Forked> =>
   Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
     Effect.sync(() => {
       Cluster.setupPrimary({ execArgv: [...workerExecArgv()] })
       const process = Cluster.fork({
+        ...workerEnv(),
         [Supervision.workerVariable]: String(worker),
         [Supervision.provisionVariable]: state.pool.everServed ? "" : "1"
       })
