@@ -1,4 +1,4 @@
-import { ApiKeyStore, Delivery, Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
+import { ApiKey, ApiKeyStore, Delivery, Idempotency, IdempotencyStore, Pet, PetRepository, RateLimitStore, StoreError } from "@animal-store/core"
 import { countCall } from "@animal-store/core/test"
 import { describe, expect, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -12,6 +12,7 @@ import * as Path from "node:path"
 import { SqliteMigrations, SqliteStore } from "../src/index.js"
 import * as Database from "../src/internal/database.js"
 import * as Driver from "../src/internal/driver.js"
+import * as ApiKeyStoreSqlite from "../src/internal/apiKeyStore.js"
 import * as IdempotencyStoreSqlite from "../src/internal/idempotencyStore.js"
 import * as PetRepositorySqlite from "../src/internal/petRepository.js"
 import * as RateLimitStoreSqlite from "../src/internal/rateLimitStore.js"
@@ -467,6 +468,50 @@ describe("SqliteStore", () => {
         Fs.renameSync(filename, `${filename}-moved`)
         expect((yield* Effect.flip(Delivery.durable(database.delivery)))._tag).toBe("StoreError")
         expect(stored()).toBe(11)
+      }).pipe(Effect.provide(context))
+    }))
+
+  it.scoped("key lookups in a held turn see a revocation another connection committed before the turn; none commits during it", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const context = yield* Layer.build(
+        Layer.provideMerge(ApiKeyStoreSqlite.layer, databaseLayer({ filename }))
+      )
+      const other = open(filename)
+      other.pragma("busy_timeout = 0")
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      const digest = "b".repeat(64)
+      const key = new ApiKey.ApiKey({
+        id: "key_kept",
+        prefix: "ask_live_kept",
+        digest,
+        plan: "free",
+        limits: { perMinute: 10, perDay: 100 },
+        environment: "production",
+        createdAt: new Date(0),
+        revokedAt: Option.none()
+      })
+      yield* Effect.gen(function*() {
+        const keys = yield* ApiKeyStore.ApiKeyStore
+        const limits = yield* RateLimitStore.RateLimitStore
+        const database = yield* Database.Database
+        const held = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, Delivery.held, true)
+        const count = limits.modify("key:key_kept", (state) => [0, { minuteStart: 0, minuteCount: (state?.minuteCount ?? 0) + 1, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }])
+        const revokedAt = Effect.map(keys.findByDigest(digest), Option.flatMap((found) => found.revokedAt))
+        yield* keys.insert(key)
+        // Kept by a lookup; then revoked by another connection, before the next turn begins.
+        expect(yield* revokedAt).toEqual(Option.none())
+        other.prepare("UPDATE api_keys SET revoked_at = 5000 WHERE id = 'key_kept'").run()
+        const [counted, first, second] = yield* held(inOneTurn([count, revokedAt, revokedAt]))
+        expect(counted).toEqual(Exit.succeed(0))
+        expect([first, second]).toEqual([Exit.succeed(Option.some(new Date(5000))), Exit.succeed(Option.some(new Date(5000)))])
+        // While the turn is open it holds the write lock: no other connection commits a revocation.
+        yield* held(count)
+        const unrevoke = other.prepare("UPDATE api_keys SET revoked_at = NULL WHERE id = 'key_kept'")
+        expect(() => unrevoke.run()).toThrow(/database is locked/)
+        yield* Delivery.durable(database.delivery)
+        expect((unrevoke.run() as { changes: number }).changes).toBe(1)
+        expect(yield* revokedAt).toEqual(Option.none())
       }).pipe(Effect.provide(context))
     }))
 

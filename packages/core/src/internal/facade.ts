@@ -7,6 +7,7 @@ import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Redacted } from "ef
 import * as AccessConfig from "../AccessConfig.js"
 import type { AnimalStore, OpenOptions, RequiredPorts, Services } from "../AnimalStore.js"
 import * as AnimalStoreError from "../AnimalStoreError.js"
+import * as Delivery from "../Delivery.js"
 import type { ApiError } from "../ApiError.js"
 import * as ApiKeyAuth from "../ApiKeyAuth.js"
 import * as GuardedPetOperations from "../GuardedPetOperations.js"
@@ -27,33 +28,50 @@ export const open = async (
     layer.pipe(
       Layer.provide(options.store),
       Layer.provide(AccessConfig.layer(options.access)),
-      Layer.provideMerge(Layer.setTracerEnabled(false))
+      Layer.provideMerge(Layer.setTracerEnabled(false)),
+      // Calls answer before their writes are durable; `run` gives their results once they are.
+      Layer.provideMerge(Layer.locallyScoped(Delivery.held, true))
     )
   )
-  const run = async <A>(effect: Effect.Effect<A, AnimalStoreError.AnimalStoreError, Services>): Promise<A> => {
-    const exit = await runtime.runPromiseExit(effect)
-    if (Exit.isSuccess(exit)) return exit.value
+  /** How the exit of a call settles its Promise. */
+  const settle = <A>(exit: Exit.Exit<A, unknown>, resolve: (a: A) => void, reject: (error: unknown) => void) => {
+    if (Exit.isSuccess(exit)) return resolve(exit.value)
     const failure = Cause.failureOption(exit.cause)
-    if (Option.isSome(failure)) throw failure.value
+    if (Option.isSome(failure)) return reject(failure.value)
     if (Cause.isInterruptedOnly(exit.cause)) {
-      throw new AnimalStoreError.AnimalStoreError("internal_error", "The call was interrupted (the store is closing)", undefined, undefined)
+      return reject(
+        new AnimalStoreError.AnimalStoreError("internal_error", "The call was interrupted (the store is closing)", undefined, undefined)
+      )
     }
     // A defect is a bug: logged with its cause, and thrown with it as the error's `cause`.
-    await runtime.runPromise(Effect.logError("Animal Store: unexpected failure", exit.cause)).catch(() => undefined)
-    throw new AnimalStoreError.AnimalStoreError("internal_error", "Unexpected failure (logged with its cause)", undefined, undefined, {
+    const defect = new AnimalStoreError.AnimalStoreError("internal_error", "Unexpected failure (logged with its cause)", undefined, undefined, {
       cause: Cause.squash(exit.cause)
     })
+    runtime.runPromise(Effect.logError("Animal Store: unexpected failure", exit.cause)).then(() => reject(defect), () => reject(defect))
   }
-  await run(Effect.void)
+  let delivery: Delivery.DeliveryService = Delivery.immediate
+  /** Runs `effect`: its result is given once the store says its writes are durable (record 0074). */
+  const run = <A>(effect: Effect.Effect<A, AnimalStoreError.AnimalStoreError, Services>): Promise<A> =>
+    new Promise<A>((resolve, reject) => {
+      runtime.runCallback(effect, {
+        onExit: (exit) =>
+          delivery.whenDurable((lost) => lost === undefined ? settle(exit, resolve, reject) : reject(AnimalStoreError.fromFailure(lost)))
+      })
+    })
+  const services = await run(Effect.all({
+    delivery: Delivery.Delivery,
+    pets: PetOperations.PetOperations,
+    guardedPets: GuardedPetOperations.GuardedPetOperations,
+    keys: ApiKeyAuth.ApiKeyAuth
+  }))
+  delivery = services.delivery
   const trusted = <A>(f: (ops: PetOperations.PetOperationsService) => Effect.Effect<A, ApiError | StoreError>) =>
-    run(Effect.flatMap(PetOperations.PetOperations, (ops) => Effect.mapError(f(ops), (e) => AnimalStoreError.fromFailure(e))))
+    run(Effect.mapError(f(services.pets), (e) => AnimalStoreError.fromFailure(e)))
   const guarded = <A>(
     f: (ops: GuardedPetOperations.GuardedPetOperationsService) => Effect.Effect<GuardedPetOperations.Guarded<A>, GuardedPetOperations.GuardedFailure>
-  ) =>
-    run(Effect.flatMap(GuardedPetOperations.GuardedPetOperations, (ops) =>
-      Effect.mapError(f(ops), (failure) => AnimalStoreError.fromFailure(failure.error, failure.meta))))
+  ) => run(Effect.mapError(f(services.guardedPets), (failure) => AnimalStoreError.fromFailure(failure.error, failure.meta)))
   const auth = <A>(f: (auth: ApiKeyAuth.ApiKeyAuthService) => Effect.Effect<A, ApiError | StoreError>) =>
-    run(Effect.flatMap(ApiKeyAuth.ApiKeyAuth, (service) => Effect.mapError(f(service), (e) => AnimalStoreError.fromFailure(e))))
+    run(Effect.mapError(f(services.keys), (e) => AnimalStoreError.fromFailure(e)))
   return {
     listPets: (query = {}) => trusted((ops) => Effect.flatMap(PetInput.decodeListPetsQuery(query), ops.listPets)),
     createPet: (body, createOptions) =>

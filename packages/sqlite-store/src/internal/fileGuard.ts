@@ -40,7 +40,7 @@ export interface FileGuard {
   readonly beforeUse: () => StoreError.StoreError | undefined
   /** Looks at the files now: the error that refuses the commit about to be acknowledged, if they changed. */
   readonly beforeCommit: () => StoreError.StoreError | undefined
-  /** As `beforeCommit`, and refused while the disk is full: before writes are held for a later commit. */
+  /** Before writes are held for a later commit: refused while the files are known changed or the disk full (looked at again then). */
   readonly beforeHolding: () => StoreError.StoreError | undefined
   /** A write failed with `error`: notes a full disk. */
   readonly failed: (error: StoreError.StoreError) => void
@@ -226,7 +226,8 @@ export const make = (filename: string): Effect.Effect<FileGuard, never, Scope.Sc
         return changed === undefined ? undefined : changedError(changed)
       },
       beforeHolding: () => {
-        refresh(false)
+        // The commit looks at the files before it is acknowledged; while a fault lasts, each holding looks too.
+        if (changed !== undefined || full !== undefined || unwritable !== undefined) refresh(false)
         if (changed !== undefined) return changedError(changed)
         return full === undefined ? undefined : fullError()
       },
