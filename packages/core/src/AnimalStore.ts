@@ -168,7 +168,8 @@ export interface OpenOptions {
 
 /**
  * Opens the store for a host that does not use Effect. Its calls make no
- * spans: its runtime runs with Effect's tracer disabled (record 0065).
+ * spans: its runtime runs with Effect's tracer disabled (record 0065). A call
+ * settles once the store says its writes are durable (record 0074).
  *
  * @example
  * ```ts
