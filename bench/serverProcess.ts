@@ -83,23 +83,26 @@ const residentFilesKb = (pid: number): Map<string, number> => {
 }
 
 /**
- * MB of files (Node's binary and libraries) that process `pids` all map and
- * `VmHWM` counts in each: beyond the largest, the same pages counted again.
+ * MB of files (Node's binary and libraries) that more than one of `pids` maps,
+ * which `VmHWM` counts in each: beyond the largest, the same pages counted again.
  */
-export const filesCountedAgainMb = (pids: ReadonlyArray<number>): number => {
-  const byFile = new Map<string, Array<number>>()
+const filesCountedAgainMb = (pids: ReadonlyArray<number>): number => {
+  const byFile = new Map<string, { sum: number; largest: number }>()
   for (const pid of pids) {
-    for (const [path, kb] of residentFilesKb(pid)) byFile.set(path, [...(byFile.get(path) ?? []), kb])
+    for (const [path, kb] of residentFilesKb(pid)) {
+      const file = byFile.get(path) ?? { sum: 0, largest: 0 }
+      byFile.set(path, { sum: file.sum + kb, largest: Math.max(file.largest, kb) })
+    }
   }
   let again = 0
-  for (const kbs of byFile.values()) again += kbs.reduce((sum, kb) => sum + kb, 0) - Math.max(...kbs)
+  for (const { largest, sum } of byFile.values()) again += sum - largest
   return again / 1024
 }
 
 /**
  * A server's peak resident set size in MB: the sum of `peakRssMb` of process
  * `pid` and of its children now (the bin's supervisor and its workers), each
- * file they all map counted once (record 0073). For one process, its `VmHWM`.
+ * file more than one maps counted once (record 0073). For one process, its `VmHWM`.
  */
 export const serverPeakRssMb = (pid: number): number => {
   const pids = [pid, ...childrenOf(pid)]
