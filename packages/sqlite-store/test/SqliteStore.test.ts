@@ -515,6 +515,56 @@ describe("SqliteStore", () => {
       }).pipe(Effect.provide(context))
     }))
 
+  it.scoped("a held key lookup opens the turn its count writes in; a turn of lookups alone loses nothing, and while the files are gone lookups read", () =>
+    Effect.gen(function*() {
+      const filename = yield* tempDatabase
+      const context = yield* Layer.build(
+        Layer.provideMerge(ApiKeyStoreSqlite.layer, databaseLayer({ filename }))
+      )
+      const other = open(filename)
+      other.pragma("busy_timeout = 0")
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      const digest = "d".repeat(64)
+      const key = new ApiKey.ApiKey({
+        id: "key_looked_up",
+        prefix: "ask_live_look",
+        digest,
+        plan: "free",
+        limits: { perMinute: 10, perDay: 100 },
+        environment: "production",
+        createdAt: new Date(0),
+        revokedAt: Option.none()
+      })
+      yield* Effect.gen(function*() {
+        const keys = yield* ApiKeyStore.ApiKeyStore
+        const limits = yield* RateLimitStore.RateLimitStore
+        const database = yield* Database.Database
+        const held = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, Delivery.held, true)
+        const idOf = (digest: string) => Effect.map(keys.findByDigest(digest), Option.map((found) => found.id))
+        const count = limits.modify("key:key_looked_up", (state) => [0, { minuteStart: 0, minuteCount: (state?.minuteCount ?? 0) + 1, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }])
+        yield* keys.insert(key)
+        const write = other.prepare("UPDATE api_keys SET plan = 'pro' WHERE id = 'key_looked_up'")
+
+        // Not held, a lookup holds no lock; held, it opens the turn, whose write lock lasts until the commit.
+        expect(yield* idOf(digest)).toEqual(Option.some("key_looked_up"))
+        expect((write.run() as { changes: number }).changes).toBe(1)
+        expect(yield* held(idOf(digest))).toEqual(Option.some("key_looked_up"))
+        expect(() => write.run()).toThrow(/database is locked/)
+        yield* Delivery.durable(database.delivery)
+        expect((write.run() as { changes: number }).changes).toBe(1)
+
+        // The files moved away: a turn of lookups alone wrote nothing, so its callers are answered.
+        Fs.renameSync(filename, `${filename}-moved`)
+        expect(yield* held(idOf("e".repeat(64)))).toEqual(Option.none())
+        expect(yield* Effect.exit(Delivery.durable(database.delivery))).toEqual(Exit.void)
+        // A count is lost at the commit, which finds the fault; lookups then read on committed data.
+        yield* held(count)
+        expect((yield* Effect.flip(Delivery.durable(database.delivery))).reason).toBe("Unavailable")
+        expect(yield* held(idOf(digest))).toEqual(Option.some("key_looked_up"))
+        expect(yield* Effect.exit(Delivery.durable(database.delivery))).toEqual(Exit.void)
+      }).pipe(Effect.provide(context))
+    }))
+
   it.scoped("rows whose windows and ban have ended are deleted by the store on its file; rows still counting or banned are kept", () =>
     Effect.gen(function*() {
       const filename = yield* tempDatabase

@@ -42,7 +42,7 @@ export const make: Effect.Effect<ApiKeyStore.ApiKeyStoreService, never, Database
         return row === undefined ? Option.none() : Option.some(toApiKey(row))
       })
     const findKept = (digest: string) =>
-      database.read("Reading an API key", (statements) => {
+      database.readBeforeWrites("Reading an API key", (statements) => {
         const kept = found.get(statements, digest)
         if (kept !== undefined) return kept
         const generation = found.generation()

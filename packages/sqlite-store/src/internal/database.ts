@@ -62,6 +62,8 @@ export interface Database {
     row: HeldRow<S>,
     f: (state: S) => readonly [A, S]
   ) => Effect.Effect<A, StoreError.StoreError>
+  /** Reads, as `read`; a held caller in the turn's transaction, opened now if it can be: its held writes follow. */
+  readonly readBeforeWrites: <A>(doing: string, f: (statements: Statements.Statements) => A) => Effect.Effect<A, StoreError.StoreError>
   /** Reads, as `read`, once the held writes are committed: they may hold changed rows. */
   readonly readSettled: <A>(doing: string, f: (statements: Statements.Statements) => A) => Effect.Effect<A, StoreError.StoreError>
   /** When the held writes made so far are durable. */
@@ -156,6 +158,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     if (driver === undefined) {
       return Database.of({
         read: readOnClient,
+        readBeforeWrites: readOnClient,
         inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
         write: onClientConnection,
         writeHeld: onClientConnection,
@@ -176,6 +179,8 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
 
     /** The held writes' transaction open on the driver's connection: committed after the turn, or before any other use. */
     let turn: {
+      /** Whether a held write was made: a turn of reads alone has nothing to acknowledge. */
+      wrote: boolean
       readonly waiting: Array<(lost: StoreError.StoreError | undefined) => void>
       /** The held rows the turn changed: written before its commit. */
       readonly rows: Map<string, { readonly row: HeldRow<any>; state: unknown }>
@@ -184,7 +189,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     /** Commits the held writes' transaction now; its callers learn whether their writes are durable. */
     const settle = (): void => {
       if (turn === undefined) return
-      let lost = guard.beforeCommit()
+      let lost = turn.wrote ? guard.beforeCommit() : undefined
       if (lost === undefined) {
         try {
           for (const { row, state } of turn.rows.values()) row.write(onDriver, state)
@@ -293,7 +298,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       } catch (error) {
         return failure(doing, error)
       }
-      turn = { waiting: [], rows: new Map() }
+      turn = { wrote: false, waiting: [], rows: new Map() }
       setImmediate(settle)
       return undefined
     }
@@ -302,6 +307,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     const writeInTurn = <A>(doing: string, f: (statements: Statements.Statements) => A): Exit.Exit<A, StoreError.StoreError> => {
       const refused = openTurn(doing)
       if (refused !== undefined) return refused
+      turn!.wrote = true
       try {
         savepoint.run()
         const result = f(onDriver)
@@ -330,6 +336,7 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
     ): Exit.Exit<A, StoreError.StoreError> => {
       const refused = openTurn(doing)
       if (refused !== undefined) return refused
+      turn!.wrote = true
       const rows = turn!.rows
       const held = rows.get(row.key)
       let state: S
@@ -377,21 +384,23 @@ export const make = (client: SqliteClient.SqliteClient): Effect.Effect<Database,
       )
     }
 
-    const read = (settled: boolean) => <A>(doing: string, f: (statements: Statements.Statements) => A) =>
+    /** Reads: `held` (not `settled`) without the held writes' commit, `inTurn` in their transaction when it can be opened now. */
+    const read = (how: "settled" | "held" | "inTurn") => <A>(doing: string, f: (statements: Statements.Statements) => A) =>
       Effect.withFiberRuntime<A, StoreError.StoreError>((fiber) =>
-        inOwnTransaction(fiber)
-          ? readOnClient(doing, f)
-          : now(() => readNow(doing, f, !settled && fiber.getFiberRef(Delivery.held)))
+        inOwnTransaction(fiber) ? readOnClient(doing, f) : now(() =>
+          readNow(doing, f, how !== "settled" && fiber.getFiberRef(Delivery.held) && (how === "held" || openTurn(doing) === undefined))
+        )
       )
 
     return Database.of({
-      read: read(false),
+      read: read("held"),
+      readBeforeWrites: read("inTurn"),
       inTransaction: Effect.withFiberRuntime((fiber) => Effect.succeed(inOwnTransaction(fiber))),
       write: (doing, f) =>
         Effect.withFiberRuntime((fiber) => inOwnTransaction(fiber) ? onClientAfterHeld(doing, f) : now(() => writeNow(doing, f))),
       writeHeld: (doing, f) => byCaller(doing, f, () => writeInTurn(doing, f)),
       modifyHeld: (doing, row, f) => byCaller(doing, modifyNow(row, f), () => modifyInTurn(doing, row, f)),
-      readSettled: read(true),
+      readSettled: read("settled"),
       delivery
     })
   })

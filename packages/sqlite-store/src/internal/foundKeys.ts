@@ -1,7 +1,7 @@
 /**
  * For speed only: a kept key answers without reading and decoding its row (`bench/ports.ts`).
- * Kept while SQLite's `PRAGMA data_version`, read at each lookup, says no other connection has
- * committed since: a key revoked elsewhere or here is refused from the next lookup on.
+ * Kept while `PRAGMA data_version`, read at each lookup (a held one's in the turn's transaction, record 0075),
+ * says no other connection has committed since: a key revoked elsewhere or here is refused from the next lookup on.
  *
  * @internal
  */
