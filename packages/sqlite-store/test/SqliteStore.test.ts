@@ -47,6 +47,36 @@ const writeNowhere = Effect.flatMap(Database.Database, (database) =>
 const inOneTurn = <R>(effects: ReadonlyArray<Effect.Effect<unknown, StoreError.StoreError, R>>) =>
   Effect.all(effects.map(Effect.exit), { concurrency: "unbounded" })
 
+/** Runs `effect` as a held caller: its writes wait in the turn's transaction. */
+const held = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, Delivery.held, true)
+
+/** The keys and the ports that write, with their `Database`, on `filename`; and another connection to it that never waits for a lock. */
+const withKeys = (filename: string) =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(Layer.provideMerge(ApiKeyStoreSqlite.layer, databaseLayer({ filename })))
+    const other = open(filename)
+    other.pragma("busy_timeout = 0")
+    yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+    return { context, other }
+  })
+
+/** A free key of `id` found by `digest`. */
+const freeKey = (id: string, digest: string) =>
+  new ApiKey.ApiKey({
+    id,
+    prefix: `ask_live_${id.slice(-4)}`,
+    digest,
+    plan: "free",
+    limits: { perMinute: 10, perDay: 100 },
+    environment: "production",
+    createdAt: new Date(0),
+    revokedAt: Option.none()
+  })
+
+/** Counts one request of key `id`'s subject: its minute count goes up by one. */
+const countKey = (limits: RateLimitStore.RateLimitStoreService, id: string) =>
+  limits.modify(`key:${id}`, (state) => [0, { minuteStart: 0, minuteCount: (state?.minuteCount ?? 0) + 1, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }])
+
 /** The `StoreError` opening `options` fails with. */
 const openError = (options: SqliteStore.Options) =>
   Layer.build(SqliteStore.layer(options)).pipe(Effect.scoped, Effect.flip)
@@ -363,7 +393,6 @@ describe("SqliteStore", () => {
         const pets = yield* PetRepository.PetRepository
         const database = yield* Database.Database
         const insert = (name: string) => Effect.map(pets.insert({ ...newPet, name }), (pet) => ({ id: pet.id, seenByOther: seenByOther() }))
-        const held = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, Delivery.held, true)
         const refused = database.writeHeld("Writing nowhere", (statements) => statements.run("INSERT INTO no_such_table VALUES (1)"))
         let delivered: Array<string> = []
         const deliver = (what: string) => database.delivery.whenDurable((lost) => delivered.push(`${what}: ${lost?._tag ?? "durable"}`))
@@ -435,7 +464,6 @@ describe("SqliteStore", () => {
       yield* Effect.gen(function*() {
         const limits = yield* RateLimitStore.RateLimitStore
         const database = yield* Database.Database
-        const held = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, Delivery.held, true)
         const count = limits.modify("key:x", (state) => {
           const found = state?.minuteCount ?? 0
           return [found, { minuteStart: 0, minuteCount: found + 1, dayStart: 0, dayCount: found + 1, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }]
@@ -474,31 +502,14 @@ describe("SqliteStore", () => {
   it.scoped("key lookups in a held turn see a revocation another connection committed before the turn; none commits during it", () =>
     Effect.gen(function*() {
       const filename = yield* tempDatabase
-      const context = yield* Layer.build(
-        Layer.provideMerge(ApiKeyStoreSqlite.layer, databaseLayer({ filename }))
-      )
-      const other = open(filename)
-      other.pragma("busy_timeout = 0")
-      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      const { context, other } = yield* withKeys(filename)
       const digest = "b".repeat(64)
-      const key = new ApiKey.ApiKey({
-        id: "key_kept",
-        prefix: "ask_live_kept",
-        digest,
-        plan: "free",
-        limits: { perMinute: 10, perDay: 100 },
-        environment: "production",
-        createdAt: new Date(0),
-        revokedAt: Option.none()
-      })
       yield* Effect.gen(function*() {
         const keys = yield* ApiKeyStore.ApiKeyStore
-        const limits = yield* RateLimitStore.RateLimitStore
         const database = yield* Database.Database
-        const held = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, Delivery.held, true)
-        const count = limits.modify("key:key_kept", (state) => [0, { minuteStart: 0, minuteCount: (state?.minuteCount ?? 0) + 1, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }])
+        const count = countKey(yield* RateLimitStore.RateLimitStore, "key_kept")
         const revokedAt = Effect.map(keys.findByDigest(digest), Option.flatMap((found) => found.revokedAt))
-        yield* keys.insert(key)
+        yield* keys.insert(freeKey("key_kept", digest))
         // Kept by a lookup; then revoked by another connection, before the next turn begins.
         expect(yield* revokedAt).toEqual(Option.none())
         other.prepare("UPDATE api_keys SET revoked_at = 5000 WHERE id = 'key_kept'").run()
@@ -518,31 +529,14 @@ describe("SqliteStore", () => {
   it.scoped("a held key lookup opens the turn its count writes in; a turn of lookups alone loses nothing, and while the files are gone lookups read", () =>
     Effect.gen(function*() {
       const filename = yield* tempDatabase
-      const context = yield* Layer.build(
-        Layer.provideMerge(ApiKeyStoreSqlite.layer, databaseLayer({ filename }))
-      )
-      const other = open(filename)
-      other.pragma("busy_timeout = 0")
-      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      const { context, other } = yield* withKeys(filename)
       const digest = "d".repeat(64)
-      const key = new ApiKey.ApiKey({
-        id: "key_looked_up",
-        prefix: "ask_live_look",
-        digest,
-        plan: "free",
-        limits: { perMinute: 10, perDay: 100 },
-        environment: "production",
-        createdAt: new Date(0),
-        revokedAt: Option.none()
-      })
       yield* Effect.gen(function*() {
         const keys = yield* ApiKeyStore.ApiKeyStore
-        const limits = yield* RateLimitStore.RateLimitStore
         const database = yield* Database.Database
-        const held = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, Delivery.held, true)
+        const count = countKey(yield* RateLimitStore.RateLimitStore, "key_looked_up")
         const idOf = (digest: string) => Effect.map(keys.findByDigest(digest), Option.map((found) => found.id))
-        const count = limits.modify("key:key_looked_up", (state) => [0, { minuteStart: 0, minuteCount: (state?.minuteCount ?? 0) + 1, dayStart: 0, dayCount: 0, refusedCount: 0, bannedUntil: 0, previousMinuteCount: 0 }])
-        yield* keys.insert(key)
+        yield* keys.insert(freeKey("key_looked_up", digest))
         const write = other.prepare("UPDATE api_keys SET plan = 'pro' WHERE id = 'key_looked_up'")
 
         // Not held, a lookup holds no lock; held, it opens the turn, whose write lock lasts until the commit.

@@ -5,7 +5,8 @@
  * transaction, and on a private in-memory database, calls run on the client's connection instead.
  * For speed (record 0068): the held writes of a turn of the event loop share one transaction,
  * committed after the turn; their callers deliver once `delivery` says it is durable. A held row
- * (record 0071) is read once a turn and written once, before that commit.
+ * (record 0071) is read once a turn and written once, before that commit; a held key lookup opens the
+ * turn, its read lock then shared with the count that follows (record 0075).
  *
  * @internal
  */
